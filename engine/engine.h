@@ -1,0 +1,208 @@
+/*
+ * engine/engine.h - the COSTA redistribution engine.
+ *
+ * The engine copies an m x n sub-matrix between two general grid layouts.
+ * It knows nothing about ScaLAPACK: a layout is a row distribution, a column
+ * distribution and a process grid (see cs_eng_layout_t), which covers
+ * block-cyclic layouts (the shim builds those from descriptors), irregular
+ * splits with any block-to-process assignment, and fully general layouts
+ * with one owner per block (give every block its own process coordinate and
+ * make the grid the owner table).
+ *
+ * Algorithm (COSTA paper, section "Implementation"): the grid overlay of the
+ * two layouts, restricted to the sub-matrix, is computed per dimension; all
+ * elements that go from one rank to another form one package, a contiguous
+ * message in a canonical order both sides derive from global information
+ * alone.  Execution posts every receive, packs and sends package by package,
+ * copies the blocks that stay on this rank directly (no buffer) while the
+ * messages fly, and unpacks each package as MPI_Waitany reports it.
+ *
+ * Element counts and offsets are int64_t; messages larger than the engine's
+ * message limit are split into several MPI messages.
+ */
+#ifndef CS_ENGINE_ENGINE_H
+#define CS_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+/* ------------------------------------------------------------ status */
+
+typedef enum {
+    CS_OK = 0,
+    CS_ERR_NOMEM = -1,       /* an allocation failed */
+    CS_ERR_UNSUPPORTED = -2, /* valid input the engine does not handle */
+    CS_ERR_BAD_DESC = -3,    /* inconsistent or invalid layout */
+    CS_ERR_MPI = -4,         /* an MPI call failed */
+    CS_ERR_LIMIT = -5        /* a size or memory limit was exceeded */
+} cs_status_t;
+
+/* Static string for a status code ("ok", "out of memory", ...). */
+const char *cs_status_str(cs_status_t status);
+
+/* ------------------------------------------------------------ layouts */
+
+typedef enum {
+    CS_ENG_DIST_CYCLIC = 0,  /* block-cyclic with an optional first block */
+    CS_ENG_DIST_EXPLICIT = 1 /* arbitrary splits and owners */
+} cs_eng_dist_kind_t;
+
+/*
+ * One dimension of a layout: how the extent [0, n) is cut into blocks, the
+ * process coordinate (in this dimension of the grid) owning each block, and
+ * where a block starts in its owner's local array.
+ *
+ * CS_ENG_DIST_CYCLIC: blocks of nb elements, except the first, which has
+ *   `first` elements (1 <= first <= nb; first = nb for plain block-cyclic);
+ *   block k belongs to coordinate (src + k) mod nprocs; local offsets follow
+ *   the usual block-cyclic packing.  With nprocs == 1 the block size is
+ *   irrelevant (the dimension is one block).
+ * CS_ENG_DIST_EXPLICIT: nblk blocks, splits[0] = 0 < splits[1] < ... <
+ *   splits[nblk] = n, proc[k] in [0, nprocs), loff[k] the local offset of
+ *   block k.  loff needs to be meaningful only for blocks the calling rank
+ *   owns, so each rank may store its blocks as it likes.
+ * The arrays are borrowed: they must stay valid while a plan built from the
+ * layout is alive.
+ */
+typedef struct {
+    int kind;           /* cs_eng_dist_kind_t */
+    int64_t n;          /* global extent */
+    int nprocs;         /* process coordinates in this dimension */
+    /* CS_ENG_DIST_CYCLIC */
+    int64_t nb;
+    int64_t first;
+    int src;
+    /* CS_ENG_DIST_EXPLICIT */
+    int64_t nblk;
+    const int64_t *splits;
+    const int *proc;
+    const int64_t *loff;
+} cs_eng_dist_t;
+
+typedef enum {
+    CS_ENG_COLMAJOR = 0, /* element (r, c) at base[r + c * ld] */
+    CS_ENG_ROWMAJOR = 1  /* element (r, c) at base[r * ld + c] */
+} cs_eng_order_t;
+
+/*
+ * A matrix layout as seen by one rank.  The owner of the block in block-row
+ * bi and block-column bj is grid[rows.proc(bi) * npcol + cols.proc(bj)], a
+ * rank of the communicator the plan is executed on (never -1 for a cell that
+ * owns data).  Everything but ld/order must be identical on all ranks; the
+ * local storage (ld, order, explicit loff) describes the calling rank's own
+ * blocks only.  rows.nprocs must equal nprow and cols.nprocs npcol.
+ */
+typedef struct {
+    cs_eng_dist_t rows;
+    cs_eng_dist_t cols;
+    int nprow;
+    int npcol;
+    const int *grid;    /* nprow * npcol ranks, borrowed */
+    int64_t ld;         /* leading dimension of the local array */
+    int order;          /* cs_eng_order_t */
+} cs_eng_layout_t;
+
+/*
+ * Fill *dist_p with a block-cyclic distribution of extent n: blocks of nb,
+ * the first of `first` (pass nb for the plain case), owned from coordinate
+ * src on, over nprocs coordinates.  Local, no allocation.  Returns
+ * CS_ERR_BAD_DESC for n < 0, nb < 1, first < 1, nprocs < 1 or src outside
+ * [0, nprocs).
+ */
+cs_status_t cs_eng_dist_cyclic(int64_t n, int64_t nb, int64_t first, int src,
+                               int nprocs, cs_eng_dist_t *dist_p);
+
+/* Number of elements of dist owned by coordinate p.  Local. */
+int64_t cs_eng_dist_local_size(const cs_eng_dist_t *dist, int p);
+
+/* ------------------------------------------------------------ operation */
+
+/*
+ * What to copy: B(ib + i, jb + j) := A(ia + i, ja + j) for 0 <= i < m,
+ * 0 <= j < n (0-based indices), elements of esize bytes, copied bit for bit.
+ */
+typedef struct {
+    int64_t m, n;
+    int64_t ia, ja;
+    int64_t ib, jb;
+    size_t esize;
+} cs_eng_op_t;
+
+/* Per-call execution settings (the shim fills them from its configuration;
+ * the engine reads no environment). */
+typedef struct {
+    int threads;        /* threads for pack/unpack/copy; <= 1: serial */
+    int overlap;        /* 1: unpack each package as it arrives */
+    int64_t max_msg_bytes; /* split messages above this; 0: engine default */
+} cs_eng_exec_opts_t;
+
+/* What one execution moved, as seen by the calling rank. */
+typedef struct {
+    int64_t bytes_sent;  /* to other ranks */
+    int64_t bytes_recv;  /* from other ranks */
+    int64_t bytes_self;  /* copied locally from A to B */
+    int64_t msgs_sent;   /* MPI messages */
+    int64_t msgs_recv;
+    int threads;         /* threads used */
+} cs_eng_stats_t;
+
+typedef struct cs_eng_plan cs_eng_plan_t;
+
+/*
+ * Build the plan of `op` from layout a to layout b for rank `me` of the
+ * communicator the layouts' grids refer to.  Local (no communication),
+ * O(blocks of both layouts inside the sub-matrix along each dimension +
+ * peers).  The layouts are copied where needed; their arrays are borrowed.
+ * On success *plan_p owns the plan; on failure *plan_p is untouched.
+ * Checks the sub-matrix against both layouts (CS_ERR_BAD_DESC).
+ */
+cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, int me,
+                               cs_eng_plan_t **plan_p);
+
+/* Bytes of send plus receive buffers the plan needs on this rank. */
+int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan);
+
+/* Bytes this rank sends to / receives from other ranks, and keeps local. */
+void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
+                        int64_t *recv_p, int64_t *self_p);
+
+/*
+ * Obtain everything execution needs that can fail locally (the workspace
+ * buffers, request arrays) so that the caller can agree on success with the
+ * other ranks before any message is sent.  Local.  Returns CS_ERR_NOMEM or
+ * CS_ERR_LIMIT on failure.  cs_eng_plan_execute() calls it if needed.
+ */
+cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
+                                const cs_eng_exec_opts_t *opts);
+
+/*
+ * Execute the plan: collective over comm (every rank that sends or receives
+ * must call it with its own plan of the same operation).  a_base is this
+ * rank's local array of A (may be NULL if it owns no part of sub(A)),
+ * b_base likewise for B.  Uses the engine workspace; returns CS_ERR_NOMEM
+ * before any communication if cs_eng_plan_reserve() fails.  MPI errors after
+ * communication started abort through MPI_Abort (no partial fallback is
+ * possible).  Calls MPI only from the calling thread.
+ */
+cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
+                                void *b_base, MPI_Comm comm,
+                                const cs_eng_exec_opts_t *opts,
+                                cs_eng_stats_t *stats_p);
+
+/* Free a plan (NULL is fine).  Local. */
+void cs_eng_plan_destroy(cs_eng_plan_t *plan);
+
+/*
+ * Free the persistent send/receive workspace (grown on demand and kept
+ * between calls to avoid page faults).  Local; call at finalize.
+ */
+void cs_eng_workspace_release(void);
+
+/* Bytes currently held by the workspace. */
+size_t cs_eng_workspace_size(void);
+
+#endif /* CS_ENGINE_ENGINE_H */

@@ -1,0 +1,271 @@
+/*
+ * engine/plan.c - from two layouts and an operation to the list of packages
+ * this rank sends and receives and the blocks it copies locally.
+ *
+ * A package from rank s to rank d holds, for every grid cell (ra, ca) of A
+ * owned by s and every cell (rb, cb) of B owned by d, the product of the row
+ * group (ra -> rb) and the column group (ca -> cb), stored column-major in
+ * A's orientation.  Those blocks are ordered by (row group, column group)
+ * index; group indices are global, so sender and receiver agree on every
+ * byte position without talking.  Cost: O(overlay segments + peers).
+ *
+ * No MPI calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+
+typedef struct {
+    int peer;
+    int64_t rg, cg;
+} tuple_t;
+
+typedef struct {
+    tuple_t *v;
+    int64_t n, cap;
+} tuple_vec_t;
+
+static int tuple_push(tuple_vec_t *tv, int peer, int64_t rg, int64_t cg)
+{
+    if (tv->n == tv->cap) {
+        int64_t cap = tv->cap ? 2 * tv->cap : 64;
+        tuple_t *v = realloc(tv->v, (size_t)cap * sizeof(*v));
+        if (!v) {
+            return -1;
+        }
+        tv->v = v;
+        tv->cap = cap;
+    }
+    tv->v[tv->n++] = (tuple_t){peer, rg, cg};
+    return 0;
+}
+
+static int tuple_cmp(const void *x, const void *y)
+{
+    const tuple_t *a = x, *b = y;
+    if (a->peer != b->peer) {
+        return a->peer < b->peer ? -1 : 1;
+    }
+    if (a->rg != b->rg) {
+        return a->rg < b->rg ? -1 : 1;
+    }
+    return a->cg < b->cg ? -1 : (a->cg > b->cg);
+}
+
+static int layout_ok(const cs_eng_layout_t *l)
+{
+    return l->nprow >= 1 && l->npcol >= 1 && l->grid &&
+           l->rows.nprocs == l->nprow && l->cols.nprocs == l->npcol &&
+           cs_eng_dist_check(&l->rows) == CS_OK &&
+           cs_eng_dist_check(&l->cols) == CS_OK &&
+           (l->order == CS_ENG_COLMAJOR || l->order == CS_ENG_ROWMAJOR);
+}
+
+/* Turn sorted tuples into peers and combos with byte offsets. */
+static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
+                                   const tuple_vec_t *tv, int *npeer_p,
+                                   cs_eng_peer_t **peer_p,
+                                   cs_eng_combo_t **combo_p,
+                                   int64_t *bytes_p)
+{
+    int npeer = 0;
+    for (int64_t i = 0; i < tv->n; i++) {
+        if (i == 0 || tv->v[i].peer != tv->v[i - 1].peer) {
+            npeer++;
+        }
+    }
+    cs_eng_peer_t *peer = calloc((size_t)npeer + 1, sizeof(*peer));
+    cs_eng_combo_t *combo = malloc(((size_t)tv->n + 1) * sizeof(*combo));
+    if (!peer || !combo) {
+        free(peer);
+        free(combo);
+        return CS_ERR_NOMEM;
+    }
+    int64_t total = 0;
+    int p = -1;
+    for (int64_t i = 0; i < tv->n; i++) {
+        const tuple_t *t = &tv->v[i];
+        if (i == 0 || t->peer != tv->v[i - 1].peer) {
+            p++;
+            peer[p].peer = t->peer;
+            peer[p].first = i;
+            peer[p].buf_off = total;
+        }
+        int64_t bytes = plan->rows.group[t->rg].total *
+                        plan->cols.group[t->cg].total *
+                        (int64_t)plan->op.esize;
+        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes};
+        peer[p].bytes += bytes;
+        peer[p].count++;
+        total += bytes;
+    }
+    *npeer_p = npeer;
+    *peer_p = peer;
+    *combo_p = combo;
+    *bytes_p = total;
+    return CS_OK;
+}
+
+static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
+                           const cs_eng_layout_t *b, int me,
+                           tuple_vec_t *send, tuple_vec_t *recv,
+                           tuple_vec_t *local)
+{
+    const cs_eng_overlay_t *ro = &plan->rows, *co = &plan->cols;
+    int64_t rf, rc, cf, cc;
+    for (int pr = 0; pr < a->nprow; pr++) {
+        for (int pc = 0; pc < a->npcol; pc++) {
+            if (a->grid[pr * a->npcol + pc] != me) {
+                continue;
+            }
+            cs_eng_overlay_groups_pa(ro, pr, &rf, &rc);
+            cs_eng_overlay_groups_pa(co, pc, &cf, &cc);
+            for (int64_t rg = rf; rg < rf + rc; rg++) {
+                for (int64_t cg = cf; cg < cf + cc; cg++) {
+                    int dst = b->grid[ro->group[rg].pb * b->npcol +
+                                      co->group[cg].pb];
+                    if (dst < 0) {
+                        return CS_ERR_BAD_DESC;
+                    }
+                    tuple_vec_t *tv = dst == me ? local : send;
+                    if (tuple_push(tv, dst, rg, cg)) {
+                        return CS_ERR_NOMEM;
+                    }
+                }
+            }
+        }
+    }
+    for (int pr = 0; pr < b->nprow; pr++) {
+        for (int pc = 0; pc < b->npcol; pc++) {
+            if (b->grid[pr * b->npcol + pc] != me) {
+                continue;
+            }
+            cs_eng_overlay_groups_pb(ro, pr, &rf, &rc);
+            cs_eng_overlay_groups_pb(co, pc, &cf, &cc);
+            for (int64_t i = rf; i < rf + rc; i++) {
+                for (int64_t j = cf; j < cf + cc; j++) {
+                    int64_t rg = ro->by_pb[i], cg = co->by_pb[j];
+                    int src = a->grid[ro->group[rg].pa * a->npcol +
+                                      co->group[cg].pa];
+                    if (src < 0) {
+                        return CS_ERR_BAD_DESC;
+                    }
+                    if (src != me && tuple_push(recv, src, rg, cg)) {
+                        return CS_ERR_NOMEM;
+                    }
+                }
+            }
+        }
+    }
+    return CS_OK;
+}
+
+cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, int me,
+                               cs_eng_plan_t **plan_p)
+{
+    if (!layout_ok(a) || !layout_ok(b) || op->m < 0 || op->n < 0 ||
+        op->esize == 0 || op->ia < 0 || op->ja < 0 || op->ib < 0 ||
+        op->jb < 0 || op->ia + op->m > a->rows.n ||
+        op->ja + op->n > a->cols.n || op->ib + op->m > b->rows.n ||
+        op->jb + op->n > b->cols.n) {
+        return CS_ERR_BAD_DESC;
+    }
+    cs_eng_plan_t *plan = calloc(1, sizeof(*plan));
+    if (!plan) {
+        return CS_ERR_NOMEM;
+    }
+    plan->op = *op;
+    plan->me = me;
+    plan->a_order = a->order;
+    plan->b_order = b->order;
+    plan->a_ld = a->ld;
+    plan->b_ld = b->ld;
+    if (op->m == 0 || op->n == 0) {
+        *plan_p = plan;
+        return CS_OK;
+    }
+
+    cs_eng_dist_t ar, ac, br, bc;
+    cs_eng_dist_normalize(&a->rows, &ar);
+    cs_eng_dist_normalize(&a->cols, &ac);
+    cs_eng_dist_normalize(&b->rows, &br);
+    cs_eng_dist_normalize(&b->cols, &bc);
+    tuple_vec_t send = {0}, recv = {0}, local = {0};
+    cs_status_t st =
+        cs_eng_overlay_build(&ar, op->ia, &br, op->ib, op->m, &plan->rows);
+    if (st == CS_OK) {
+        st = cs_eng_overlay_build(&ac, op->ja, &bc, op->jb, op->n,
+                                  &plan->cols);
+    }
+    if (st == CS_OK) {
+        st = collect(plan, a, b, me, &send, &recv, &local);
+    }
+    if (st == CS_OK) {
+        qsort(send.v, (size_t)send.n, sizeof(*send.v), tuple_cmp);
+        qsort(recv.v, (size_t)recv.n, sizeof(*recv.v), tuple_cmp);
+        st = tuples_to_peers(plan, &send, &plan->nsend, &plan->send,
+                             &plan->send_combo, &plan->send_bytes);
+    }
+    if (st == CS_OK) {
+        st = tuples_to_peers(plan, &recv, &plan->nrecv, &plan->recv,
+                             &plan->recv_combo, &plan->recv_bytes);
+    }
+    if (st == CS_OK) {
+        plan->nlocal = local.n;
+        plan->local_combo =
+            malloc(((size_t)local.n + 1) * sizeof(*plan->local_combo));
+        if (!plan->local_combo) {
+            st = CS_ERR_NOMEM;
+        }
+        for (int64_t i = 0; st == CS_OK && i < local.n; i++) {
+            plan->local_combo[i] =
+                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0};
+            plan->self_bytes += plan->rows.group[local.v[i].rg].total *
+                                plan->cols.group[local.v[i].cg].total *
+                                (int64_t)op->esize;
+        }
+    }
+    free(send.v);
+    free(recv.v);
+    free(local.v);
+    if (st != CS_OK) {
+        cs_eng_plan_destroy(plan);
+        return st;
+    }
+    *plan_p = plan;
+    return CS_OK;
+}
+
+int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan)
+{
+    return plan->send_bytes + plan->recv_bytes;
+}
+
+void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
+                        int64_t *recv_p, int64_t *self_p)
+{
+    *sent_p = plan->send_bytes;
+    *recv_p = plan->recv_bytes;
+    *self_p = plan->self_bytes;
+}
+
+void cs_eng_plan_destroy(cs_eng_plan_t *plan)
+{
+    if (!plan) {
+        return;
+    }
+    cs_eng_overlay_free(&plan->rows);
+    cs_eng_overlay_free(&plan->cols);
+    free(plan->send);
+    free(plan->recv);
+    free(plan->send_combo);
+    free(plan->recv_combo);
+    free(plan->local_combo);
+    free(plan->reqs);
+    free(plan->req_peer);
+    free(plan->remaining);
+    free(plan);
+}

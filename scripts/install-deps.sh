@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh - installs the Debian packages costa-shim needs to
+# build and test (MPICH, ScaLAPACK for MPICH, LAPACK/OpenBLAS, compilers,
+# binutils, valgrind) when they are missing, then checks that the MPICH
+# wrappers mpicc.mpich, mpif90.mpich and mpiexec.mpich exist.
+#
+#   scripts/install-deps.sh               report and install what is missing
+#   scripts/install-deps.sh --if-missing  same, silent when all are present
+#                                         (what `make deps` / `make check` run)
+#
+# Only the listed packages are installed (--no-install-recommends).  Open MPI
+# is never installed: it would take over the mpicc/mpirun alternatives.  The
+# planned installation is simulated first and refused if it would pull in any
+# Open MPI package.  Not root: sudo is used when present, otherwise the script
+# prints the command to run and exits 1.
+set -euo pipefail
+
+PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev liblapack-dev
+          libopenblas-dev gfortran make gcc python3 binutils valgrind)
+MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich)
+
+quiet=0
+case "${1:-}" in
+    --if-missing) quiet=1 ;;
+    "") ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+esac
+
+say() { [ "$quiet" -eq 1 ] || echo "install-deps.sh: $*"; }
+
+is_installed() {
+    local st
+    st=$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) || return 1
+    [ "$st" = "install ok installed" ]
+}
+
+check_tools() {
+    local t bad=0
+    for t in "${MPI_TOOLS[@]}"; do
+        if ! command -v "$t" >/dev/null 2>&1; then
+            echo "install-deps.sh: error: '$t' not found in PATH" \
+                 "(package mpich / libmpich-dev)" >&2
+            bad=1
+        fi
+    done
+    return "$bad"
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps.sh: error: dpkg-query not found; this script is for" \
+         "Debian/Ubuntu. Install the equivalents of: ${PACKAGES[*]}" >&2
+    exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    is_installed "$p" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    say "all ${#PACKAGES[@]} packages present"
+    check_tools
+    exit 0
+fi
+
+# From here on there is something to do, so always talk (even --if-missing).
+quiet=0
+say "missing packages: ${missing[*]}"
+
+apt_install=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+else
+    echo "install-deps.sh: error: not root and sudo is not available." >&2
+    echo "Run as root:" >&2
+    echo "  apt-get update && DEBIAN_FRONTEND=noninteractive" \
+         "${apt_install[*]}" >&2
+    exit 1
+fi
+
+say "running: ${SUDO[*]:+${SUDO[*]} }apt-get update"
+"${SUDO[@]}" apt-get update
+
+# Simulate first: refuse anything that would bring in Open MPI.
+sim=$("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -s -y --no-install-recommends "${missing[@]}")
+if ompi=$(printf '%s\n' "$sim" | awk '$1 == "Inst" && $2 ~ /openmpi/ {print $2}') \
+   && [ -n "$ompi" ]; then
+    echo "install-deps.sh: error: installing ${missing[*]} would pull in" \
+         "Open MPI ($(echo "$ompi" | paste -sd " " -)), which switches the" \
+         "mpicc/mpirun alternatives; refusing. Install by hand." >&2
+    exit 1
+fi
+
+say "running: ${SUDO[*]:+${SUDO[*]} }${apt_install[*]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "${apt_install[@]}"
+
+still=()
+for p in "${missing[@]}"; do
+    is_installed "$p" || still+=("$p")
+done
+if [ "${#still[@]}" -ne 0 ]; then
+    echo "install-deps.sh: error: still missing after apt-get: ${still[*]}" >&2
+    exit 1
+fi
+check_tools
+say "done"

@@ -1,0 +1,174 @@
+/*
+ * shim/shim.h - what the files of shim/ share.
+ *
+ * The shim is the only part of costa-shim that knows ScaLAPACK and BLACS:
+ * it exports the ScaLAPACK spellings, finds the real routines, turns
+ * descriptors into engine layouts, decides collectively between engine and
+ * fallback, and records statistics.  Nothing declared here is exported from
+ * the library; exported symbols are marked CS_EXPORT and listed in
+ * shim/exports.map.
+ */
+#ifndef CS_SHIM_SHIM_H
+#define CS_SHIM_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+#include <mpi.h>
+
+#define CS_EXPORT __attribute__((visibility("default")))
+
+#define CS_SHIM_VERSION "0.1.0"
+
+/* ------------------------------------------------------------ routines */
+
+typedef enum {
+    CS_SHIM_FAM_GEMR2D = 0
+} cs_shim_family_t;
+
+typedef enum {
+#define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize) CS_SHIM_R_##ID,
+#include "shim/shim_symbols.def"
+#undef CS_SHIM_ROUTINE
+    CS_SHIM_NROUTINES
+} cs_shim_routine_id_t;
+
+typedef struct {
+    const char *lower;  /* "pdgemr2d" */
+    const char *upper;  /* "PDGEMR2D" */
+    int family;         /* cs_shim_family_t */
+    char type;          /* 's', 'd', 'c', 'z', 'i' */
+    size_t esize;
+} cs_shim_routine_t;
+
+extern const cs_shim_routine_t cs_shim_routines[CS_SHIM_NROUTINES];
+
+/* How the application spelled the routine it called. */
+typedef enum {
+    CS_SHIM_SP_LOWER = 0, /* pdgemr2d   */
+    CS_SHIM_SP_LOWER_,    /* pdgemr2d_  */
+    CS_SHIM_SP_LOWER__,   /* pdgemr2d__ */
+    CS_SHIM_SP_UPPER,     /* PDGEMR2D   */
+    CS_SHIM_SP_UPPER_,    /* PDGEMR2D_  */
+    CS_SHIM_SP_UPPER__,   /* PDGEMR2D__ */
+    CS_SHIM_SP_C,         /* Cpdgemr2d  */
+    CS_SHIM_NSPELL
+} cs_shim_spelling_t;
+
+/* Write the name as called ("pdgemr2d_", "Cpdgemr2d") into buf. */
+void cs_shim_called_name(int routine, int spelling, char *buf, size_t len);
+
+/* ------------------------------------------------------------ paths */
+
+typedef enum {
+    CS_SHIM_PATH_ENGINE = 0,
+    CS_SHIM_PATH_FALLBACK,
+    CS_SHIM_PATH_PASSTHROUGH,
+    CS_SHIM_PATH_NESTED,
+    CS_SHIM_NPATH
+} cs_shim_path_t;
+
+/* Why a call did not take the engine.  Names in cs_shim_reason_str(). */
+typedef enum {
+    CS_SHIM_REASON_NONE = 0,
+    CS_SHIM_REASON_SMALL,         /* m*n below COSTA_SHIM_MIN_ELEMS */
+    CS_SHIM_REASON_DISABLED,      /* COSTA_SHIM_DISABLE or the hook */
+    CS_SHIM_REASON_ROUTINE_OFF,   /* excluded by COSTA_SHIM_ROUTINES */
+    CS_SHIM_REASON_BAD_DESC,      /* input ScaLAPACK rejects or undefined */
+    CS_SHIM_REASON_CTXT_NEG1,     /* caller outside the global context */
+    CS_SHIM_REASON_MEMORY,        /* above COSTA_SHIM_MAX_MEMORY */
+    CS_SHIM_REASON_MPI_NOT_READY, /* MPI not initialised or finalised */
+    CS_SHIM_REASON_NESTED,        /* called from inside the real routine */
+    CS_SHIM_REASON_ALWAYS,        /* COSTA_SHIM_FALLBACK=always */
+    CS_SHIM_REASON_UNSUPPORTED,   /* valid input the engine cannot do */
+    CS_SHIM_NREASON
+} cs_shim_reason_t;
+
+const char *cs_shim_path_str(int path);
+const char *cs_shim_reason_str(int reason);
+
+/* ------------------------------------------------------------ state */
+
+/*
+ * Per-thread nesting depth: > 0 while an intercepted call runs, so a
+ * call that comes back into the shim (the real pdgemr2d_ calls Cpdgemr2d
+ * through the PLT) goes straight to the real routine.
+ */
+extern __thread int cs_shim_depth;
+
+/* 0 while the deliberate hook costa_shim_set_enabled(0) is in force. */
+extern int cs_shim_enabled;
+
+/* Wall-clock seconds (monotonic). */
+double cs_shim_now(void);
+
+/* Rank in MPI_COMM_WORLD, -1 before the first intercepted call. */
+int cs_shim_world_rank(void);
+
+/*
+ * First-use set-up on the calling process once MPI is initialised: rank for
+ * the log, configuration warnings, report registration, banner.  Local.
+ */
+void cs_shim_init_once(void);
+
+/* Log an error and abort the whole job (MPI_Abort if MPI is up, else
+ * abort()).  Never returns. */
+void cs_shim_fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+/* ------------------------------------------------------------ real routines */
+
+typedef void (*cs_shim_fn_t)(void);
+
+/*
+ * The real routine behind `routine`, resolved once with dlsym(RTLD_NEXT) by
+ * probing the Fortran spellings (fortran = 1: name_, name, name__, NAME,
+ * NAME_, NAME__) or the C entry (fortran = 0).  NULL if absent.  Thread-safe.
+ */
+cs_shim_fn_t cs_shim_real(int routine, int fortran);
+
+/* Path of the shared object that holds the real routine ("" if unknown). */
+const char *cs_shim_real_path(int routine);
+
+/* ------------------------------------------------------------ BLACS */
+
+/* Cblacs_gridinfo; all four outputs -1 when ctxt is not a valid grid of
+ * the calling process.  Local. */
+void cs_shim_gridinfo(int ctxt, int *nprow_p, int *npcol_p, int *myrow_p,
+                      int *mycol_p);
+
+/* The communicator BLACS uses for context ctxt (ranks are grid positions in
+ * row-major order).  Only for contexts the caller belongs to.  Local. */
+MPI_Comm cs_shim_ctxt_system_comm(int ctxt);
+
+/*
+ * The private communicator of BLACS context ctxt: a duplicate of the
+ * context's own communicator, created on first use and cached as an MPI
+ * attribute of that communicator (freed with it).  The calling process must
+ * be a member of ctxt.  Collective over the context on first use.
+ * Returns CS_OK or CS_ERR_MPI.
+ */
+cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p);
+
+/* ------------------------------------------------------------ stats */
+
+/* One intercepted call, as the statistics and the trace line see it. */
+typedef struct {
+    int routine;
+    int spelling;
+    int path;
+    int reason;
+    double t;             /* seconds */
+    cs_eng_stats_t vol;   /* zero unless the engine ran */
+} cs_shim_record_t;
+
+/* Add one call to the statistics registry.  Thread-safe. */
+void cs_shim_stats_record(const cs_shim_record_t *rec);
+
+/* Write the end-of-run report (COSTA_SHIM_STATS).  collective = 1: every
+ * rank of MPI_COMM_WORLD calls it (MPI_Finalize); 0: per-rank files. */
+void cs_shim_report_write(int collective);
+
+#endif /* CS_SHIM_SHIM_H */

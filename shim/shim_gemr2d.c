@@ -1,0 +1,479 @@
+/*
+ * shim/shim_gemr2d.c - serving p?gemr2d: descriptors to layouts, the
+ * collective engine-or-fallback decision, and the call of the engine.
+ *
+ * The decision follows scalapack-semantics.md section 5: every process of
+ * the global context reports its own view (membership and coordinates in A
+ * and B, A's and B's parameters, local problems) in ONE MPI_Allgather on
+ * the context's private communicator, and every process then evaluates the
+ * same deterministic rules on the same table, so all take the same path
+ * before anything is sent.  Input ScaLAPACK rejects goes to the real routine
+ * (the user sees ScaLAPACK's own message); input on which ScaLAPACK would
+ * crash or corrupt memory stops with a costa-shim message instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/log.h"
+#include "shim/shim_gemr2d.h"
+#include "shim/shim_trace.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef void (*gemr2d_f_t)(const int *, const int *, void *, const int *,
+                           const int *, const int *, void *, const int *,
+                           const int *, const int *, const int *);
+typedef void (*gemr2d_c_t)(int, int, void *, int, int, const int *, void *,
+                           int, int, const int *, int);
+
+/* The real routine, through the ABI the application used if possible. */
+static void call_real(const cs_shim_gemr2d_args_t *g)
+{
+    int fortran = g->spelling != CS_SHIM_SP_C;
+    cs_shim_fn_t fn = cs_shim_real(g->routine, fortran);
+    if (!fn) {
+        fortran = !fortran;
+        fn = cs_shim_real(g->routine, fortran);
+    }
+    if (!fn) {
+        cs_shim_fatal("no real %s found after the shim: the application is "
+                      "not linked with ScaLAPACK",
+                      cs_shim_routines[g->routine].lower);
+    }
+    if (fortran) {
+        gemr2d_f_t f = (gemr2d_f_t)fn;
+        f(&g->m, &g->n, g->a, &g->ia, &g->ja, g->desca, g->b, &g->ib, &g->jb,
+          g->descb, &g->ictxt);
+    } else {
+        gemr2d_c_t f = (gemr2d_c_t)fn;
+        f(g->m, g->n, g->a, g->ia, g->ja, g->desca, g->b, g->ib, g->jb,
+          g->descb, g->ictxt);
+    }
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* One process's view, exchanged with MPI_Allgather.  Matrix X is A (0) or
+ * B (1); its fields start at F_X0 + X * F_XN. */
+enum {
+    F_M = 0,
+    F_N,
+    F_ROUTINE,
+    F_LOCAL,    /* bits of local problems, below */
+    F_WRANK,    /* rank in MPI_COMM_WORLD, for the trace's grid order */
+    F_X0,
+    /* per matrix */
+    X_IN = 0, X_P, X_Q, X_R, X_C, X_M, X_N, X_MB, X_NB, X_RSRC, X_CSRC, X_I,
+    X_J, F_XN,
+    F_NINFO = F_X0 + 2 * F_XN
+};
+
+enum {
+    L_LLD_A = 1,  /* LLD below the local rows of the whole matrix */
+    L_LLD_B = 2,
+    L_NULL_A = 4, /* NULL array on a process owning part of sub(A) */
+    L_NULL_B = 8
+};
+
+static int64_t imin(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Elements of [lo, lo + len) owned by coordinate p of a block-cyclic
+ * dimension (all arguments valid). */
+static int64_t owned_in_range(int64_t n, int64_t nb, int src, int nprocs,
+                              int p, int64_t lo, int64_t len)
+{
+    cs_eng_dist_t d;
+    if (len <= 0 || cs_eng_dist_cyclic(n, nb, nb, src, nprocs, &d) != CS_OK) {
+        return 0;
+    }
+    cs_eng_dist_t hi = d, lod = d;
+    hi.n = imin(lo + len, n);
+    lod.n = lo;
+    return cs_eng_dist_local_size(&hi, p) - cs_eng_dist_local_size(&lod, p);
+}
+
+/* Fill this process's entries for matrix X (0 = A, 1 = B). */
+static void fill_matrix(int *row, int x, const int *desc, int i, int j,
+                        int m, int n, const void *ptr)
+{
+    int *f = row + F_X0 + x * F_XN;
+    int p, q, r, c;
+    cs_shim_gridinfo(desc[1], &p, &q, &r, &c);
+    f[X_IN] = p >= 1 && r >= 0 && r < p && c >= 0 && c < q;
+    if (!f[X_IN]) {
+        return;
+    }
+    f[X_P] = p;
+    f[X_Q] = q;
+    f[X_R] = r;
+    f[X_C] = c;
+    f[X_M] = desc[2];
+    f[X_N] = desc[3];
+    f[X_MB] = desc[4];
+    f[X_NB] = desc[5];
+    f[X_RSRC] = desc[6];
+    f[X_CSRC] = desc[7];
+    f[X_I] = i;
+    f[X_J] = j;
+    int lld = desc[8];
+    /* the local checks need sane parameters; others are judged globally */
+    if (desc[4] < 1 || desc[5] < 1 || desc[6] < 0 || desc[6] >= p ||
+        desc[7] < 0 || desc[7] >= q || desc[2] < 0 || desc[3] < 0) {
+        return;
+    }
+    int64_t lrows = owned_in_range(desc[2], desc[4], desc[6], p, r, 0,
+                                   desc[2]);
+    if (lrows > lld) {
+        row[F_LOCAL] |= x ? L_LLD_B : L_LLD_A;
+    }
+    if (!ptr && m > 0 && n > 0 &&
+        owned_in_range(desc[2], desc[4], desc[6], p, r, i - 1, m) > 0 &&
+        owned_in_range(desc[3], desc[5], desc[7], q, c, j - 1, n) > 0) {
+        row[F_LOCAL] |= x ? L_NULL_B : L_NULL_A;
+    }
+}
+
+/* What every process concludes from the table. */
+typedef enum { D_ENGINE, D_NOOP, D_FALLBACK, D_FATAL } decision_t;
+
+typedef struct {
+    int p, q;          /* grid shape */
+    int *rank;         /* p * q ranks in the private communicator */
+    const int *f;      /* parameters, from one member */
+} grid_t;
+
+/* Check matrix X across the table and build its rank map.  Returns
+ * D_ENGINE when usable, else the decision and a message. */
+static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
+                               char *msg, size_t len)
+{
+    const char *nm = x ? "B" : "A";
+    const int *first = NULL;
+    for (int k = 0; k < np && !first; k++) {
+        if (tab[k * F_NINFO + F_X0 + x * F_XN + X_IN]) {
+            first = tab + k * F_NINFO + F_X0 + x * F_XN;
+        }
+    }
+    if (!first) { /* ScaLAPACK: "something wrong in the parameters" */
+        snprintf(msg, len, "no process of the global context is in %s's grid",
+                 nm);
+        return D_FALLBACK;
+    }
+    gr->p = first[X_P];
+    gr->q = first[X_Q];
+    gr->f = first;
+    if ((int64_t)gr->p * gr->q > np) {
+        snprintf(msg, len,
+                 "%s's grid (%dx%d) has more processes than the global "
+                 "context (%d): ICTXT must contain every process of DESC%s's "
+                 "grid",
+                 nm, gr->p, gr->q, np, nm);
+        return D_FATAL;
+    }
+    gr->rank = malloc((size_t)gr->p * (size_t)gr->q * sizeof(int));
+    if (!gr->rank) {
+        snprintf(msg, len, "out of memory");
+        return D_FATAL;
+    }
+    for (int k = 0; k < gr->p * gr->q; k++) {
+        gr->rank[k] = -1;
+    }
+    int members = 0;
+    for (int k = 0; k < np; k++) {
+        const int *f = tab + k * F_NINFO + F_X0 + x * F_XN;
+        if (!f[X_IN]) {
+            continue;
+        }
+        /* members must agree on everything ScaLAPACK exchanges */
+        for (int e = X_P; e < F_XN; e++) {
+            if (e != X_R && e != X_C && f[e] != first[e]) {
+                snprintf(msg, len,
+                         "processes of %s's grid pass different descriptors "
+                         "or offsets",
+                         nm);
+                return D_FALLBACK;
+            }
+        }
+        int *slot = &gr->rank[f[X_R] * gr->q + f[X_C]];
+        if (*slot >= 0) {
+            snprintf(msg, len, "two processes claim the same position of %s",
+                     nm);
+            return D_FALLBACK;
+        }
+        *slot = k;
+        members++;
+    }
+    if (members != gr->p * gr->q) {
+        snprintf(msg, len,
+                 "ICTXT does not contain every process of DESC%s's grid "
+                 "(%d of %d); ScaLAPACK would corrupt memory",
+                 nm, members, gr->p * gr->q);
+        return D_FATAL;
+    }
+    /* what ScaLAPACK reports itself: let it */
+    if (first[X_RSRC] < 0 || first[X_RSRC] >= gr->p || first[X_CSRC] < 0 ||
+        first[X_CSRC] >= gr->q) {
+        snprintf(msg, len, "bad RSRC/CSRC in DESC%s", nm);
+        return D_FALLBACK;
+    }
+    int m = tab[F_M], n = tab[F_N];
+    if (first[X_I] < 1 || first[X_J] < 1 ||
+        (m > 0 && (int64_t)first[X_I] - 1 + m > first[X_M]) ||
+        (n > 0 && (int64_t)first[X_J] - 1 + n > first[X_N])) {
+        snprintf(msg, len, "sub(%s) outside the matrix", nm);
+        return D_FALLBACK;
+    }
+    /* ScaLAPACK divides by the block sizes even on a 1 x Q grid
+     * [probed: MB_ = 0 on a 1x2 grid raises SIGFPE] */
+    if (first[X_MB] < 1 || first[X_NB] < 1) {
+        snprintf(msg, len,
+                 "DESC%s(%s) = %d must be >= 1 (ScaLAPACK would divide by "
+                 "zero)",
+                 nm, first[X_MB] < 1 ? "MB_" : "NB_",
+                 first[X_MB] < 1 ? first[X_MB] : first[X_NB]);
+        return D_FATAL;
+    }
+    return D_ENGINE;
+}
+
+static decision_t decide(const int *tab, int np, grid_t *ga, grid_t *gb,
+                         char *msg, size_t len)
+{
+    for (int k = 1; k < np; k++) {
+        const int *r = tab + k * F_NINFO;
+        if (r[F_M] != tab[F_M] || r[F_N] != tab[F_N] ||
+            r[F_ROUTINE] != tab[F_ROUTINE]) {
+            snprintf(msg, len,
+                     "processes pass different M, N or call different "
+                     "routines");
+            return D_FALLBACK;
+        }
+    }
+    decision_t d = check_matrix(tab, np, 0, ga, msg, len);
+    if (d == D_ENGINE) {
+        d = check_matrix(tab, np, 1, gb, msg, len);
+    }
+    if (d != D_ENGINE) {
+        return d;
+    }
+    for (int k = 0; k < np; k++) {
+        int l = tab[k * F_NINFO + F_LOCAL];
+        if (l & (L_LLD_A | L_LLD_B)) {
+            snprintf(msg, len, "LLD too small on some process");
+            return D_FALLBACK;
+        }
+        if (l & (L_NULL_A | L_NULL_B)) {
+            snprintf(msg, len,
+                     "%s is a NULL pointer on rank %d of the global context, "
+                     "which owns part of sub(%s)",
+                     (l & L_NULL_A) ? "A" : "B", k,
+                     (l & L_NULL_A) ? "A" : "B");
+            return D_FATAL;
+        }
+    }
+    return tab[F_M] < 0 || tab[F_N] < 0 ? D_NOOP : D_ENGINE;
+}
+
+/* ------------------------------------------------------------ engine */
+
+static void build_layout(const grid_t *gr, int lld, cs_eng_layout_t *l)
+{
+    const int *f = gr->f;
+    memset(l, 0, sizeof(*l));
+    cs_eng_dist_cyclic(f[X_M], f[X_MB], f[X_MB], f[X_RSRC], gr->p, &l->rows);
+    cs_eng_dist_cyclic(f[X_N], f[X_NB], f[X_NB], f[X_CSRC], gr->q, &l->cols);
+    l->nprow = gr->p;
+    l->npcol = gr->q;
+    l->grid = gr->rank;
+    l->ld = lld > 0 ? lld : 1;
+    l->order = CS_ENG_COLMAJOR;
+}
+
+/* Describe a grid's process order for the trace: R, C or M (mapped). */
+static void grid_str(const int *tab, const grid_t *gr, char *buf, size_t len)
+{
+    int row = 1, col = 1;
+    int base = tab[gr->rank[0] * F_NINFO + F_WRANK];
+    for (int r = 0; r < gr->p; r++) {
+        for (int c = 0; c < gr->q; c++) {
+            int w = tab[gr->rank[r * gr->q + c] * F_NINFO + F_WRANK];
+            row &= w == base + r * gr->q + c;
+            col &= w == base + c * gr->p + r;
+        }
+    }
+    snprintf(buf, len, "%dx%d%c", gr->p, gr->q,
+             row ? 'R' : col ? 'C' : 'M');
+}
+
+static int engine_threads(const cs_config_t *cfg)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) {
+        return 1;
+    }
+    return cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+#else
+    (void)cfg;
+    return 1;
+#endif
+}
+
+/* Collective part: table, decision, engine.  Fills rec and trace; on a
+ * fallback decision the caller runs the real routine. */
+static void serve(const cs_shim_gemr2d_args_t *g, const cs_config_t *cfg,
+                  cs_shim_record_t *rec, cs_shim_trace_t *tr)
+{
+    const char *name = cs_shim_routines[g->routine].lower;
+    MPI_Comm comm;
+    if (cs_shim_ctxt_comm(g->ictxt, &comm) != CS_OK) {
+        cs_shim_fatal("%s: cannot get the communicator of ICTXT %d", name,
+                      g->ictxt);
+    }
+    int me, np;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
+    int row[F_NINFO];
+    memset(row, 0, sizeof(row));
+    row[F_M] = g->m;
+    row[F_N] = g->n;
+    row[F_ROUTINE] = g->routine;
+    row[F_WRANK] = cs_shim_world_rank();
+    fill_matrix(row, 0, g->desca, g->ia, g->ja, g->m, g->n, g->a);
+    fill_matrix(row, 1, g->descb, g->ib, g->jb, g->m, g->n, g->b);
+    int *tab = malloc((size_t)np * F_NINFO * sizeof(int));
+    if (!tab) {
+        cs_shim_fatal("%s: out of memory", name);
+    }
+    MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+
+    grid_t ga = {0}, gb = {0};
+    char msg[512] = "";
+    decision_t d = decide(tab, np, &ga, &gb, msg, sizeof(msg));
+    if (d == D_FATAL) {
+        cs_shim_fatal("%s: %s", name, msg);
+    }
+    if (d == D_FALLBACK) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_BAD_DESC;
+        cs_log_info("%s: forwarded to ScaLAPACK: %s", name, msg);
+    } else if (d == D_ENGINE) {
+        grid_str(tab, &ga, tr->grid_a, sizeof(tr->grid_a));
+        grid_str(tab, &gb, tr->grid_b, sizeof(tr->grid_b));
+        cs_eng_layout_t la, lb;
+        build_layout(&ga, g->desca[1] >= 0 ? g->desca[8] : 1, &la);
+        build_layout(&gb, g->descb[1] >= 0 ? g->descb[8] : 1, &lb);
+        cs_eng_op_t op = {g->m, g->n, g->ia - 1, g->ja - 1, g->ib - 1,
+                          g->jb - 1, cs_shim_routines[g->routine].esize};
+        cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+        cs_eng_plan_t *plan = NULL;
+        cs_status_t st = cs_eng_plan_create(&la, &lb, &op, me, &plan);
+        if (st == CS_OK) {
+            st = cs_eng_plan_reserve(plan, &opts);
+        }
+        int local = st == CS_OK ? 0 : 2;
+        if (local == 0 && cfg->max_memory >= 0 &&
+            cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
+            local = 1;
+        }
+        /* RATIONALE: only a finite memory cap makes a refusal likely
+         * enough to pay a second reduction on every call; without one a
+         * local failure (malloc) is fatal below. */
+        int worst = local;
+        if (cfg->max_memory >= 0) {
+            MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm);
+        }
+        if (worst == 1 || (worst == 2 && local == 0)) {
+            rec->path = CS_SHIM_PATH_FALLBACK;
+            rec->reason = CS_SHIM_REASON_MEMORY;
+            cs_eng_plan_destroy(plan);
+            plan = NULL;
+        } else if (worst == 2) {
+            cs_shim_fatal("%s: the engine could not prepare the call: %s",
+                          name, cs_status_str(st));
+        }
+        if (plan) {
+            cs_eng_plan_execute(plan, g->a, g->b, comm, &opts, &rec->vol);
+            cs_eng_plan_destroy(plan);
+        }
+    }
+    free(ga.rank);
+    free(gb.rank);
+    free(tab);
+}
+
+void cs_shim_gemr2d(const cs_shim_gemr2d_args_t *g)
+{
+    const cs_config_t *cfg = cs_cfg_get();
+    cs_shim_record_t rec = {g->routine, g->spelling, CS_SHIM_PATH_ENGINE,
+                            CS_SHIM_REASON_NONE, 0.0, {0}};
+    if (cfg->disable || !cs_shim_enabled) {
+        call_real(g);
+        return;
+    }
+    if (cs_shim_depth > 0) {
+        rec.path = CS_SHIM_PATH_NESTED;
+        rec.reason = CS_SHIM_REASON_NESTED;
+        call_real(g);
+        cs_shim_stats_record(&rec);
+        return;
+    }
+    cs_shim_trace_t tr = {.args = g};
+    double t0 = cs_shim_now();
+    cs_shim_depth++;
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (!up || down) {
+        rec.path = CS_SHIM_PATH_FALLBACK;
+        rec.reason = CS_SHIM_REASON_MPI_NOT_READY;
+        call_real(g);
+        cs_shim_depth--;
+        rec.t = cs_shim_now() - t0;
+        cs_shim_stats_record(&rec);
+        return;
+    }
+    cs_shim_init_once();
+    const char *name = cs_shim_routines[g->routine].lower;
+    int pr, pc, myr, myc;
+    if (g->m == 0 || g->n == 0) {
+        /* ScaLAPACK returns at once, reading nothing: so do we */
+    } else if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
+        rec.path = CS_SHIM_PATH_FALLBACK;
+        rec.reason = CS_SHIM_REASON_ALWAYS;
+    } else if (!cs_cfg_routine_enabled(cfg, name)) {
+        rec.path = CS_SHIM_PATH_PASSTHROUGH;
+        rec.reason = CS_SHIM_REASON_ROUTINE_OFF;
+    } else if (g->m > 0 && g->n > 0 &&
+               (int64_t)g->m * g->n < cfg->min_elems) {
+        rec.path = CS_SHIM_PATH_FALLBACK;
+        rec.reason = CS_SHIM_REASON_SMALL;
+    } else {
+        cs_shim_gridinfo(g->ictxt, &pr, &pc, &myr, &myc);
+        if (pr < 1 || myr < 0 || myr >= pr || myc < 0 || myc >= pc) {
+            rec.path = CS_SHIM_PATH_FALLBACK;
+            rec.reason = CS_SHIM_REASON_CTXT_NEG1;
+        } else {
+            serve(g, cfg, &rec, &tr);
+        }
+    }
+    if (rec.path == CS_SHIM_PATH_FALLBACK &&
+        cfg->fallback == CS_CFG_FALLBACK_NEVER) {
+        cs_shim_fatal("%s: the engine did not take this call (reason %s) "
+                      "and COSTA_SHIM_FALLBACK=never",
+                      name, cs_shim_reason_str(rec.reason));
+    }
+    if (rec.path != CS_SHIM_PATH_ENGINE) {
+        call_real(g);
+    }
+    cs_shim_depth--;
+    rec.t = cs_shim_now() - t0;
+    cs_shim_stats_record(&rec);
+    cs_shim_trace_gemr2d(cfg, &rec, &tr);
+}

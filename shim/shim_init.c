@@ -1,0 +1,204 @@
+/*
+ * shim/shim_init.c - process-wide set-up and tear-down of the shim.
+ *
+ * The library is inert until an intercepted routine is called: there is no
+ * constructor, nothing prints, nothing calls MPI before that.  The
+ * end-of-run report hangs on a delete callback of an MPI_COMM_SELF
+ * attribute, which MPI_Finalize runs first while MPI is fully usable
+ * (MPI standard, "Allowing User Functions at Process Termination"), so it
+ * works for C and Fortran programs without wrapping MPI_Finalize.  The
+ * attribute is set in thin MPI_Init wrappers (every rank, so the report can
+ * be collective) and, failing that, lazily at the first intercepted call.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "config/log.h"
+#include "shim/shim.h"
+#include "shim/shim_stats.h"
+
+__thread int cs_shim_depth;
+int cs_shim_enabled = 1;
+
+static int cs_shim_rank = -1;
+static int cs_shim_initialised;
+static int cs_shim_self_keyval = MPI_KEYVAL_INVALID;
+/* 1 when every rank registered in MPI_Init, so the report may be
+ * collective. */
+static int cs_shim_registered_in_init;
+
+double cs_shim_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cs_shim_world_rank(void)
+{
+    return cs_shim_rank;
+}
+
+void cs_shim_fatal(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    cs_log_error("%s", msg);
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    abort();
+}
+
+static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
+    cs_shim_report_write(cs_shim_registered_in_init);
+    cs_eng_workspace_release();
+    return MPI_SUCCESS;
+}
+
+/* Hang the report on MPI_COMM_SELF (once per process). */
+static void register_finalize(void)
+{
+    if (cs_shim_self_keyval != MPI_KEYVAL_INVALID) {
+        return;
+    }
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete,
+                               &cs_shim_self_keyval, NULL) == MPI_SUCCESS) {
+        MPI_Comm_set_attr(MPI_COMM_SELF, cs_shim_self_keyval, NULL);
+    }
+}
+
+void cs_shim_init_once(void)
+{
+    if (cs_shim_initialised) {
+        return;
+    }
+    cs_shim_initialised = 1;
+    const cs_config_t *cfg = cs_cfg_get();
+    MPI_Comm_rank(MPI_COMM_WORLD, &cs_shim_rank);
+    cs_log_set_rank(cs_shim_rank);
+    cs_cfg_emit_warnings(cs_shim_rank);
+    register_finalize();
+    cs_shim_stats_mark_start();
+    if (cfg->dump_config && cs_shim_rank == 0) {
+        cs_cfg_dump(cfg, 2);
+    }
+    if (cfg->banner && cs_shim_rank == 0) {
+        char line[1024];
+        snprintf(line, sizeof(line),
+                 "costa-shim %s: intercepting p?gemr2d (s,d,c,z,i); real "
+                 "routines from %s",
+                 CS_SHIM_VERSION,
+                 cs_shim_real_path(CS_SHIM_R_PDGEMR2D)[0]
+                     ? cs_shim_real_path(CS_SHIM_R_PDGEMR2D)
+                     : "(not resolved yet)");
+        cs_log_line(2, line);
+    }
+}
+
+/* ------------------------------------------------------------ hooks */
+
+/* Deliberate hook for benchmarks: switch interception off (0) or on (1)
+ * at run time, returning the previous state.  While off every call goes
+ * straight to the real routine and nothing is recorded. */
+CS_EXPORT int costa_shim_set_enabled(int on);
+CS_EXPORT int costa_shim_set_enabled(int on)
+{
+    int old = cs_shim_enabled;
+    cs_shim_enabled = on != 0;
+    return old;
+}
+
+/* Version string, exported so tools can identify the library. */
+CS_EXPORT const char *costa_shim_version(void);
+CS_EXPORT const char *costa_shim_version(void)
+{
+    return CS_SHIM_VERSION;
+}
+
+/* ------------------------------------------------------------ MPI_Init */
+
+typedef int (*init_fn)(int *, char ***);
+typedef int (*init_thread_fn)(int *, char ***, int, int *);
+
+static void *next_sym(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p) {
+        cs_shim_fatal("cannot find %s after the shim", name);
+    }
+    return p;
+}
+
+static void after_init(void)
+{
+    /* registration only: no communication here */
+    register_finalize();
+    cs_shim_stats_mark_start();
+    cs_shim_registered_in_init = 1;
+}
+
+static int init_common(const char *name, int *argc, char ***argv)
+{
+    void *p = next_sym(name);
+    init_fn f;
+    memcpy(&f, &p, sizeof(f));
+    int rc = f(argc, argv);
+    if (rc == MPI_SUCCESS) {
+        after_init();
+    }
+    return rc;
+}
+
+static int init_thread_common(const char *name, int *argc, char ***argv,
+                              int required, int *provided)
+{
+    void *p = next_sym(name);
+    init_thread_fn f;
+    memcpy(&f, &p, sizeof(f));
+    int rc = f(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) {
+        after_init();
+    }
+    return rc;
+}
+
+CS_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    return init_common("MPI_Init", argc, argv);
+}
+
+CS_EXPORT int PMPI_Init(int *argc, char ***argv)
+{
+    return init_common("PMPI_Init", argc, argv);
+}
+
+CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
+                              int *provided)
+{
+    return init_thread_common("MPI_Init_thread", argc, argv, required,
+                              provided);
+}
+
+CS_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required,
+                               int *provided)
+{
+    return init_thread_common("PMPI_Init_thread", argc, argv, required,
+                              provided);
+}

@@ -1,0 +1,122 @@
+/*
+ * shim/shim_real.c - finding the real ScaLAPACK routines and the BLACS
+ * queries the shim needs.
+ *
+ * Everything is resolved lazily at the first intercepted call, never in a
+ * constructor, and nothing here adds a DT_NEEDED entry: BLACS lives in the
+ * application's ScaLAPACK, which is loaded whenever one of our routines is
+ * called.  Resolved pointers are cached with atomic stores (two threads may
+ * race to resolve; both find the same symbol).
+ */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shim/shim.h"
+
+typedef struct {
+    _Atomic(cs_shim_fn_t) fn[2]; /* [fortran] */
+    atomic_int tried[2];
+    char path[512];
+} cs_shim_real_t;
+
+static cs_shim_real_t cs_shim_real_tab[CS_SHIM_NROUTINES];
+
+static cs_shim_fn_t probe(const char *name, char *path, size_t pathlen)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p && path && !path[0]) {
+        Dl_info info;
+        if (dladdr(p, &info) && info.dli_fname) {
+            snprintf(path, pathlen, "%s", info.dli_fname);
+        }
+    }
+    cs_shim_fn_t fn;
+    memcpy(&fn, &p, sizeof(fn)); /* object to function pointer, POSIX */
+    return fn;
+}
+
+cs_shim_fn_t cs_shim_real(int routine, int fortran)
+{
+    cs_shim_real_t *r = &cs_shim_real_tab[routine];
+    if (atomic_load(&r->tried[fortran])) {
+        return atomic_load(&r->fn[fortran]);
+    }
+    const cs_shim_routine_t *rt = &cs_shim_routines[routine];
+    static const int order[] = {CS_SHIM_SP_LOWER_,  CS_SHIM_SP_LOWER,
+                                CS_SHIM_SP_LOWER__, CS_SHIM_SP_UPPER,
+                                CS_SHIM_SP_UPPER_,  CS_SHIM_SP_UPPER__};
+    char name[64];
+    cs_shim_fn_t fn = NULL;
+    if (fortran) {
+        for (size_t i = 0; !fn && i < sizeof(order) / sizeof(order[0]); i++) {
+            cs_shim_called_name(routine, order[i], name, sizeof(name));
+            fn = probe(name, r->path, sizeof(r->path));
+        }
+    } else {
+        snprintf(name, sizeof(name), "C%s", rt->lower);
+        fn = probe(name, r->path, sizeof(r->path));
+    }
+    atomic_store(&r->fn[fortran], fn);
+    atomic_store(&r->tried[fortran], 1);
+    return fn;
+}
+
+const char *cs_shim_real_path(int routine)
+{
+    return cs_shim_real_tab[routine].path;
+}
+
+/* ------------------------------------------------------------ BLACS */
+
+typedef void (*gridinfo_fn)(int, int *, int *, int *, int *);
+typedef void (*get_fn)(int, int, int *);
+typedef MPI_Comm (*b2s_fn)(int);
+
+static void *blacs_sym(const char *name)
+{
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (!p) {
+        cs_shim_fatal("cannot find the BLACS function %s in the process; "
+                      "is the application linked with ScaLAPACK?",
+                      name);
+    }
+    return p;
+}
+
+void cs_shim_gridinfo(int ctxt, int *nprow_p, int *npcol_p, int *myrow_p,
+                      int *mycol_p)
+{
+    static _Atomic(void *) fp;
+    void *p = atomic_load(&fp);
+    if (!p) {
+        p = blacs_sym("Cblacs_gridinfo");
+        atomic_store(&fp, p);
+    }
+    gridinfo_fn f;
+    memcpy(&f, &p, sizeof(f));
+    *nprow_p = *npcol_p = *myrow_p = *mycol_p = -1;
+    f(ctxt, nprow_p, npcol_p, myrow_p, mycol_p);
+}
+
+/* BLACS does not check handles: only call this for contexts the caller
+ * belongs to (cs_shim_gridinfo says so). */
+MPI_Comm cs_shim_ctxt_system_comm(int ctxt)
+{
+    static _Atomic(void *) getp, b2sp;
+    void *g = atomic_load(&getp), *b = atomic_load(&b2sp);
+    if (!g || !b) {
+        g = blacs_sym("Cblacs_get");
+        b = blacs_sym("Cblacs2sys_handle");
+        atomic_store(&getp, g);
+        atomic_store(&b2sp, b);
+    }
+    get_fn get;
+    b2s_fn b2s;
+    memcpy(&get, &g, sizeof(get));
+    memcpy(&b2s, &b, sizeof(b2s));
+    int handle = -1;
+    get(ctxt, 10, &handle); /* 10 = SGET_BLACSCONTXT */
+    return b2s(handle);
+}

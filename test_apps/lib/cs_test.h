@@ -1,0 +1,60 @@
+/*
+ * test_apps/lib/cs_test.h - the tiny assertion kit of the test programs.
+ *
+ * Every test binary exits non-zero on failure and prints the sentinel line
+ * "cs_test: OK" last on success; the runners check both (BLIS style).
+ * A failing assertion prints file, line and the expression and exits 1.
+ */
+#ifndef CS_TEST_H
+#define CS_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cs_test_failures;
+
+#define CS_TEST_ASSERT(cond)                                                  \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__,        \
+                    __LINE__, #cond);                                         \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+
+#define CS_TEST_EQ(a, b)                                                      \
+    do {                                                                      \
+        long long cs_a_ = (long long)(a), cs_b_ = (long long)(b);             \
+        if (cs_a_ != cs_b_) {                                                 \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",       \
+                    __FILE__, __LINE__, #a, cs_a_, #b, cs_b_);                \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+
+/* Soft check: count and report, keep going (for sweeps). */
+#define CS_TEST_CHECK(cond, ...)                                              \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            cs_test_failures++;                                               \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,  \
+                    #cond);                                                   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+        }                                                                     \
+    } while (0)
+
+/* Print the sentinel and return the exit status for main(). */
+static inline int cs_test_done(void)
+{
+    if (cs_test_failures) {
+        fprintf(stderr, "cs_test: FAILED (%d checks)\n", cs_test_failures);
+        return 1;
+    }
+    printf("cs_test: OK\n");
+    fflush(stdout);
+    return 0;
+}
+
+#endif /* CS_TEST_H */

@@ -1,0 +1,716 @@
+/*
+ * test_apps/mpi/test_engine.c - end-to-end test of the redistribution
+ * engine (cs_eng_plan_create + cs_eng_plan_execute) on 1..N MPI ranks.
+ *
+ * Every case (same seed on every rank) draws two random layouts A and B:
+ * block-cyclic rows/columns (random nb, first incl. first > nb and
+ * first >= n, src, nprocs), explicit random splits and owners, and general
+ * layouts (one coordinate per block, the grid as the owner table); grids
+ * map cells to ranks in random order, some ranks own no cell, some several;
+ * per-rank random column/row-major storage with padded ld, explicit local
+ * offsets in non-natural order (reversed, shuffled, with gaps), garbage
+ * offsets for blocks a rank does not own.  Then a random sub-matrix
+ * (m, n incl. 0, offsets) of esize 1, 3, 4, 8, 12 or 16 bytes is copied
+ * with threads 1/2, overlap on/off and message limits 0 (default), 7, 64
+ * and random, reusing and recreating plans.  Checks, element by element,
+ * on every rank: B inside the sub-matrix holds the right A element,
+ * everything else of local B (padding, other elements) is unchanged, local
+ * A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
+ * brute-force count.  Rank 0 prints "cs_test: OK" if no rank failed.
+ *
+ * Usage: test_engine [cases [seed]]   (default 300 cases, seed 1)
+ * Local arrays are allocated to their exact size so that valgrind sees any
+ * access outside them.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "cs_test.h"
+#include "engine/engine.h"
+
+enum { MAXB = 16, MAXR = 8, MAXC = 4 };
+
+/* ------------------------------------------------------------ random */
+
+static uint64_t rng_state;
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rnd(void)
+{
+    return mix64(rng_state += 0x9E3779B97F4A7C15ULL);
+}
+
+/* uniform in [lo, hi] */
+static int64_t rr(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+static void shuffle_int(int *v, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rr(0, i), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* ------------------------------------------------------------ layouts */
+
+enum { K_CYCLIC = 0, K_EXPLICIT = 1, K_GENERAL = 2 };
+
+typedef struct {
+    int kind;
+    cs_eng_dist_t d; /* loff filled in per rank by layout_for() */
+    int64_t n;
+    int64_t splits[MAXB + 1];
+    int proc[MAXB];
+    int64_t loff[MAXR][MAXB]; /* per rank */
+    int64_t ext[MAXR];        /* local extent per rank */
+    int *coord;               /* per index: owner coordinate */
+    int64_t *blk;             /* per index: block (explicit) */
+    int64_t *cyc;             /* per index: cyclic local offset */
+} gdim_t;
+
+typedef struct {
+    gdim_t dim[2];
+    int nprow, npcol;
+    int grid[MAXB * MAXB];
+    int order[MAXR];
+    int64_t ld[MAXR];
+    int64_t nelem[MAXR];
+} glayout_t;
+
+static void gdim_free(gdim_t *g)
+{
+    free(g->coord);
+    free(g->blk);
+    free(g->cyc);
+}
+
+/* Local offset of index x on rank r (r owns x's coordinate). */
+static int64_t gdim_lidx(const gdim_t *g, int r, int64_t x)
+{
+    if (g->kind == K_CYCLIC) {
+        return g->cyc[x];
+    }
+    int64_t k = g->blk[x];
+    return g->loff[r][k] + x - g->splits[k];
+}
+
+/* Splits, owners and brute-force tables; nprocs given for cyclic and
+ * explicit kinds (general: one coordinate per block). */
+static void gdim_gen(gdim_t *g, int64_t n, int kind, int np)
+{
+    memset(g, 0, sizeof(*g));
+    g->n = n;
+    g->kind = kind;
+    size_t sz = (size_t)(n > 0 ? n : 1);
+    g->coord = malloc(sz * sizeof(int));
+    g->blk = malloc(sz * sizeof(int64_t));
+    g->cyc = malloc(sz * sizeof(int64_t));
+    CS_TEST_ASSERT(g->coord && g->blk && g->cyc);
+    if (kind == K_CYCLIC) {
+        int64_t nb = rnd() % 6 == 0 ? rr(1, 40) : rr(1, 8);
+        int64_t first;
+        switch (rr(0, 5)) {
+        case 0:
+        case 1:
+            first = nb;
+            break;
+        case 2:
+        case 3:
+            first = rr(1, nb);
+            break;
+        case 4:
+            first = rr(nb + 1, 2 * nb + 2);
+            break;
+        default:
+            first = rr(n > 1 ? n : 1, n + 2);
+            break;
+        }
+        int src = (int)rr(0, np - 1);
+        CS_TEST_EQ(cs_eng_dist_cyclic(n, nb, first, src, np, &g->d), CS_OK);
+        int64_t cnt[MAXR * 2] = {0};
+        int64_t x = 0;
+        for (int64_t k = 0; x < n; k++) {
+            int64_t len = k == 0 ? first : nb;
+            int64_t end = x + len < n ? x + len : n;
+            int c = (int)((src + k) % np);
+            for (int64_t y = x; y < end; y++) {
+                g->coord[y] = c;
+                g->blk[y] = k;
+                g->cyc[y] = cnt[c] + (y - x);
+            }
+            cnt[c] += end - x;
+            x = end;
+        }
+        return;
+    }
+    int64_t nblk = n == 0 ? 0 : rr(1, n < MAXB ? n : MAXB);
+    if (rnd() % 5 == 0 && n > 0) {
+        nblk = n < MAXB ? n : MAXB; /* many small blocks */
+    }
+    /* nblk - 1 distinct cuts in [1, n - 1], sorted */
+    char used[4096];
+    CS_TEST_ASSERT(n < 4096);
+    memset(used, 0, (size_t)n + 1);
+    for (int64_t i = 0; i < nblk - 1; i++) {
+        int64_t cpos;
+        do {
+            cpos = rr(1, n - 1);
+        } while (used[cpos]);
+        used[cpos] = 1;
+    }
+    int64_t nk = 0;
+    g->splits[nk++] = 0;
+    for (int64_t x = 1; x < n; x++) {
+        if (used[x]) {
+            g->splits[nk++] = x;
+        }
+    }
+    g->splits[nk] = n;
+    CS_TEST_ASSERT(nk == nblk || n == 0);
+    if (kind == K_GENERAL) {
+        int perm[MAXB];
+        for (int k = 0; k < nblk; k++) {
+            perm[k] = k;
+        }
+        shuffle_int(perm, (int)nblk);
+        for (int k = 0; k < nblk; k++) {
+            g->proc[k] = perm[k];
+        }
+        np = nblk > 0 ? (int)nblk : 1;
+    } else {
+        for (int64_t k = 0; k < nblk; k++) {
+            g->proc[k] = (int)rr(0, np - 1);
+        }
+    }
+    for (int64_t k = 0; k < nblk; k++) {
+        for (int64_t y = g->splits[k]; y < g->splits[k + 1]; y++) {
+            g->coord[y] = g->proc[k];
+            g->blk[y] = k;
+            g->cyc[y] = -1;
+        }
+    }
+    cs_eng_dist_t d = {.kind = CS_ENG_DIST_EXPLICIT,
+                       .n = n,
+                       .nprocs = np,
+                       .nblk = nblk,
+                       .splits = g->splits,
+                       .proc = g->proc,
+                       .loff = NULL};
+    g->d = d;
+}
+
+/* Local storage of dimension g on rank r, which owns the coordinates with
+ * mine[c] != 0: extent and (explicit) local offsets in a random order. */
+static void gdim_local(gdim_t *g, int r, const char *mine)
+{
+    if (g->kind == K_CYCLIC) {
+        int64_t e = 0;
+        for (int64_t x = 0; x < g->n; x++) {
+            if (mine[g->coord[x]]) {
+                e++;
+            }
+        }
+        g->ext[r] = e;
+        return;
+    }
+    int blocks[MAXB], nm = 0;
+    for (int k = 0; k < g->d.nblk; k++) {
+        if (mine[g->proc[k]]) {
+            blocks[nm++] = k;
+        } else {
+            /* never meaningful: garbage the engine must not rely on */
+            g->loff[r][k] = (int64_t)(rnd() % 1000000) - 500000;
+        }
+    }
+    int mode = (int)rr(0, 3);
+    if (mode == 1) { /* reversed */
+        for (int i = 0; i < nm / 2; i++) {
+            int t = blocks[i];
+            blocks[i] = blocks[nm - 1 - i];
+            blocks[nm - 1 - i] = t;
+        }
+    } else if (mode >= 2) {
+        shuffle_int(blocks, nm);
+    }
+    int gaps = rr(0, 2) == 0;
+    int64_t off = gaps ? rr(0, 2) : 0;
+    for (int i = 0; i < nm; i++) {
+        int k = blocks[i];
+        g->loff[r][k] = off;
+        off += g->splits[k + 1] - g->splits[k] + (gaps ? rr(0, 2) : 0);
+    }
+    g->ext[r] = off + (gaps ? rr(0, 1) : 0);
+}
+
+static int coord_has_data(const gdim_t *g, int c)
+{
+    for (int64_t x = 0; x < g->n; x++) {
+        if (g->coord[x] == c) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int owner(const glayout_t *L, int64_t i, int64_t j)
+{
+    return L->grid[L->dim[0].coord[i] * L->npcol + L->dim[1].coord[j]];
+}
+
+static int64_t lpos(const glayout_t *L, int r, int64_t i, int64_t j)
+{
+    int64_t li = gdim_lidx(&L->dim[0], r, i);
+    int64_t lj = gdim_lidx(&L->dim[1], r, j);
+    return L->order[r] == CS_ENG_COLMAJOR ? li + lj * L->ld[r]
+                                          : li * L->ld[r] + lj;
+}
+
+static void layout_gen(glayout_t *L, int64_t M, int64_t N, int P)
+{
+    memset(L, 0, sizeof(*L));
+    int kind[2];
+    int64_t ext[2] = {M, N};
+    for (int d = 0; d < 2; d++) {
+        kind[d] = (int)rr(0, 2);
+        if (kind[d] == K_GENERAL && ext[d] > 3 * MAXB) {
+            kind[d] = K_EXPLICIT; /* keep general layouts' blocks long */
+        }
+    }
+    int np[2];
+    if (kind[0] == K_CYCLIC && kind[1] == K_CYCLIC) {
+        np[0] = (int)rr(1, P);
+        np[1] = (int)rr(1, P / np[0]);
+    } else {
+        for (int d = 0; d < 2; d++) {
+            np[d] = kind[d] == K_CYCLIC ? (int)rr(1, P) : (int)rr(1, MAXC);
+        }
+    }
+    for (int d = 0; d < 2; d++) {
+        gdim_gen(&L->dim[d], ext[d], kind[d], np[d]);
+    }
+    int nprow = L->nprow = L->dim[0].d.nprocs;
+    int npcol = L->npcol = L->dim[1].d.nprocs;
+    /* A rank's local array has one row offset per row index, so in a
+     * cyclic dimension (fixed packing per coordinate) all cells of a rank
+     * must share that coordinate. */
+    int cr = kind[0] == K_CYCLIC && nprow > 1;
+    int cc = kind[1] == K_CYCLIC && npcol > 1;
+    int perm[MAXR];
+    for (int r = 0; r < P; r++) {
+        perm[r] = r;
+    }
+    shuffle_int(perm, P);
+    if (cr && cc) {
+        for (int c = 0; c < nprow * npcol; c++) {
+            L->grid[c] = perm[c];
+        }
+    } else if (cr || cc) {
+        /* ranks perm[cut[g]..cut[g+1]) serve coordinate g of the cyclic
+         * dimension */
+        int ng = cr ? nprow : npcol, used = (int)rr(ng, P);
+        int cut[MAXR + 1];
+        cut[0] = 0;
+        for (int gi = 1; gi < ng; gi++) {
+            cut[gi] = (int)rr(cut[gi - 1] + 1, used - (ng - gi));
+        }
+        cut[ng] = used;
+        for (int pr = 0; pr < nprow; pr++) {
+            for (int pc = 0; pc < npcol; pc++) {
+                int gi = cr ? pr : pc;
+                L->grid[pr * npcol + pc] =
+                    perm[rr(cut[gi], cut[gi + 1] - 1)];
+            }
+        }
+    } else {
+        int mode = (int)rr(0, 2), sub = (int)rr(1, P);
+        for (int c = 0; c < nprow * npcol; c++) {
+            L->grid[c] = mode == 0   ? perm[c % P]
+                         : mode == 1 ? (int)rr(0, P - 1)
+                                     : perm[rr(0, sub - 1)];
+        }
+    }
+    /* cells without data may be unowned */
+    for (int pr = 0; pr < nprow; pr++) {
+        for (int pc = 0; pc < npcol; pc++) {
+            if ((!coord_has_data(&L->dim[0], pr) ||
+                 !coord_has_data(&L->dim[1], pc)) &&
+                rnd() % 2) {
+                L->grid[pr * npcol + pc] = -1;
+            }
+        }
+    }
+    /* local storage of every rank (all ranks draw all of it: same RNG) */
+    for (int r = 0; r < P; r++) {
+        char mine[2][MAXB * MAXB];
+        memset(mine, 0, sizeof(mine));
+        for (int pr = 0; pr < nprow; pr++) {
+            for (int pc = 0; pc < npcol; pc++) {
+                if (L->grid[pr * npcol + pc] == r) {
+                    mine[0][pr] = mine[1][pc] = 1;
+                }
+            }
+        }
+        gdim_local(&L->dim[0], r, mine[0]);
+        gdim_local(&L->dim[1], r, mine[1]);
+        L->order[r] = (int)rr(0, 1);
+        int64_t lr = L->dim[0].ext[r], lc = L->dim[1].ext[r];
+        int64_t pad = rr(0, 2) == 0 ? 0 : rr(1, 3);
+        if (L->order[r] == CS_ENG_COLMAJOR) {
+            L->ld[r] = (lr > 1 ? lr : 1) + pad;
+            L->nelem[r] = L->ld[r] * lc;
+        } else {
+            L->ld[r] = (lc > 1 ? lc : 1) + pad;
+            L->nelem[r] = lr * L->ld[r];
+        }
+    }
+}
+
+static void layout_free(glayout_t *L)
+{
+    gdim_free(&L->dim[0]);
+    gdim_free(&L->dim[1]);
+}
+
+/* The engine's view of L on rank r. */
+static cs_eng_layout_t layout_for(const glayout_t *L, int r)
+{
+    cs_eng_layout_t l = {.rows = L->dim[0].d,
+                         .cols = L->dim[1].d,
+                         .nprow = L->nprow,
+                         .npcol = L->npcol,
+                         .grid = L->grid,
+                         .ld = L->ld[r],
+                         .order = L->order[r]};
+    if (L->dim[0].kind != K_CYCLIC) {
+        l.rows.loff = L->dim[0].loff[r];
+    }
+    if (L->dim[1].kind != K_CYCLIC) {
+        l.cols.loff = L->dim[1].loff[r];
+    }
+    return l;
+}
+
+/* Generator self-check: rank r's elements sit at distinct positions
+ * inside its array. */
+static void layout_selfcheck(const glayout_t *L, int r)
+{
+    int64_t ne = L->nelem[r];
+    char *seen = calloc((size_t)(ne > 0 ? ne : 1), 1);
+    CS_TEST_ASSERT(seen);
+    for (int64_t i = 0; i < L->dim[0].n; i++) {
+        for (int64_t j = 0; j < L->dim[1].n; j++) {
+            if (owner(L, i, j) != r) {
+                continue;
+            }
+            int64_t p = lpos(L, r, i, j);
+            CS_TEST_ASSERT(p >= 0 && p < ne && !seen[p]);
+            seen[p] = 1;
+        }
+    }
+    free(seen);
+}
+
+/* ------------------------------------------------------------ values */
+
+/* Byte b of the element encoding global A element (i, j). */
+static void encode(uint64_t salt, int64_t i, int64_t j, size_t es,
+                   unsigned char *dst)
+{
+    uint64_t h = 0;
+    for (size_t b = 0; b < es; b++) {
+        if (b % 8 == 0) {
+            h = mix64(salt ^ ((uint64_t)i << 24) ^ ((uint64_t)j << 44) ^
+                      (uint64_t)(b / 8) ^ 0x5bd1e995ULL);
+        }
+        dst[b] = (unsigned char)(h >> (8 * (b % 8)));
+    }
+}
+
+static void fill_noise(unsigned char *p, size_t bytes, uint64_t salt)
+{
+    for (size_t b = 0; b < bytes; b++) {
+        p[b] = (unsigned char)(mix64(salt + b) >> 17);
+    }
+}
+
+/* ------------------------------------------------------------ one case */
+
+typedef struct {
+    int threads, overlap;
+    int64_t max_msg;
+    int fresh_plan;   /* create a new plan before this variant */
+    int reserve;      /* call cs_eng_plan_reserve() first */
+} variant_t;
+
+static int64_t ncases_run, nexec_run, nbytes_checked;
+
+static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
+                     int nvariants)
+{
+    rng_state = mix64(seed * 1000003ULL + (uint64_t)c);
+    static const size_t esizes[] = {4, 8, 16, 12, 3, 8, 4, 1};
+    size_t es = esizes[rr(0, 7)];
+    int big = c % 29 == 13;
+    cs_eng_op_t op;
+    if (big) { /* large blocks: threaded copies kick in at 128 KiB */
+        op.m = rr(150, 260);
+        op.n = rr(150, 260);
+        es = 16;
+    } else {
+        op.m = rnd() % 12 == 0 ? 0 : rr(1, 40);
+        op.n = rnd() % 12 == 0 ? 0 : rr(1, 40);
+    }
+    op.ia = rnd() % 3 == 0 ? 0 : rr(0, 7);
+    op.ja = rnd() % 3 == 0 ? 0 : rr(0, 7);
+    op.ib = rnd() % 3 == 0 ? 0 : rr(0, 7);
+    op.jb = rnd() % 3 == 0 ? 0 : rr(0, 7);
+    op.esize = es;
+    glayout_t A, B;
+    if (big) {
+        /* few large blocks so that packages exceed the threshold */
+        layout_gen(&A, op.ia + op.m, op.ja + op.n, P);
+        layout_gen(&B, op.ib + op.m, op.jb + op.n, P);
+    } else {
+        layout_gen(&A, op.ia + op.m + rr(0, 6), op.ja + op.n + rr(0, 6), P);
+        layout_gen(&B, op.ib + op.m + rr(0, 6), op.jb + op.n + rr(0, 6), P);
+    }
+    uint64_t salt = rnd();
+    nvariants = big && nvariants > 2 ? 2 : nvariants;
+    variant_t var[6];
+    static const int64_t small_msg[] = {7, 64, 1, 13};
+    for (int v = 0; v < nvariants; v++) {
+        var[v].threads = v % 2 ? 2 : 1;
+        var[v].overlap = (v / 2) % 2 == 0 ? (v % 2 == 0) : (v % 2 != 0);
+        var[v].max_msg = v == 0 ? 0
+                         : v == 1 ? small_msg[rr(0, 3)]
+                         : v == 2 ? 64
+                                  : rr(1, 400);
+        if (big && v == 1) {
+            var[v].max_msg = rr(4096, 200000);
+        }
+        var[v].fresh_plan = v == 0 || rnd() % 3 == 0;
+        var[v].reserve = rnd() % 2;
+    }
+    int pass_null_a = rnd() % 2, pass_null_b = rnd() % 2;
+
+    layout_selfcheck(&A, me);
+    layout_selfcheck(&B, me);
+    cs_eng_layout_t la = layout_for(&A, me), lb = layout_for(&B, me);
+
+    /* local arrays: exact sizes */
+    size_t abytes = (size_t)A.nelem[me] * es, bbytes = (size_t)B.nelem[me] * es;
+    unsigned char *a = abytes ? malloc(abytes) : NULL;
+    unsigned char *a0 = abytes ? malloc(abytes) : NULL;
+    unsigned char *b = bbytes ? malloc(bbytes) : NULL;
+    unsigned char *b0 = bbytes ? malloc(bbytes) : NULL;
+    unsigned char *bx = bbytes ? malloc(bbytes) : NULL;
+    CS_TEST_ASSERT(!abytes || (a && a0));
+    CS_TEST_ASSERT(!bbytes || (b && b0 && bx));
+    fill_noise(a, abytes, salt ^ ((uint64_t)me << 50) ^ 0xAAAA);
+    fill_noise(b0, bbytes, salt ^ ((uint64_t)me << 50) ^ 0xBBBB);
+    for (int64_t i = 0; i < A.dim[0].n; i++) {
+        for (int64_t j = 0; j < A.dim[1].n; j++) {
+            if (owner(&A, i, j) == me) {
+                encode(salt, i, j, es, a + lpos(&A, me, i, j) * (int64_t)es);
+            }
+        }
+    }
+    if (abytes) {
+        memcpy(a0, a, abytes);
+    }
+    if (bbytes) {
+        memcpy(bx, b0, bbytes);
+    }
+    /* expected B and brute-force traffic */
+    int64_t to[MAXR] = {0}, from[MAXR] = {0}, self = 0;
+    int owns_a = 0, owns_b = 0;
+    for (int64_t i = 0; i < op.m; i++) {
+        for (int64_t j = 0; j < op.n; j++) {
+            int s = owner(&A, op.ia + i, op.ja + j);
+            int d = owner(&B, op.ib + i, op.jb + j);
+            CS_TEST_ASSERT(s >= 0 && s < P && d >= 0 && d < P);
+            owns_a |= s == me;
+            owns_b |= d == me;
+            if (d == me) {
+                encode(salt, op.ia + i, op.ja + j, es,
+                       bx + lpos(&B, me, op.ib + i, op.jb + j) * (int64_t)es);
+            }
+            if (s == me && d == me) {
+                self += (int64_t)es;
+            } else if (s == me) {
+                to[d] += (int64_t)es;
+            } else if (d == me) {
+                from[s] += (int64_t)es;
+            }
+        }
+    }
+    const void *a_arg = (!owns_a && pass_null_a) ? NULL : a;
+    void *b_arg = (!owns_b && pass_null_b) ? NULL : b;
+
+    cs_eng_plan_t *plan = NULL;
+    int fails0 = cs_test_failures;
+    for (int v = 0; v < nvariants; v++) {
+        const variant_t *vr = &var[v];
+        if (vr->fresh_plan || !plan) {
+            cs_eng_plan_destroy(plan);
+            plan = NULL;
+            cs_status_t st = cs_eng_plan_create(&la, &lb, &op, me, &plan);
+            CS_TEST_CHECK(st == CS_OK, "case %d rank %d: plan_create: %s", c,
+                          me, cs_status_str(st));
+            int bad = st != CS_OK, anybad = 0;
+            MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+            if (anybad) {
+                if (!bad) {
+                    cs_eng_plan_destroy(plan);
+                }
+                plan = NULL;
+                break;
+            }
+            int64_t s1, r1, l1;
+            cs_eng_plan_volume(plan, &s1, &r1, &l1);
+            int64_t ws = 0, wr = 0;
+            for (int q = 0; q < P; q++) {
+                ws += to[q];
+                wr += from[q];
+            }
+            CS_TEST_CHECK(s1 == ws && r1 == wr && l1 == self,
+                          "case %d rank %d: volume %" PRId64 "/%" PRId64
+                          "/%" PRId64 " want %" PRId64 "/%" PRId64
+                          "/%" PRId64,
+                          c, me, s1, r1, l1, ws, wr, self);
+        }
+        cs_eng_exec_opts_t opts = {.threads = vr->threads,
+                                   .overlap = vr->overlap,
+                                   .max_msg_bytes = vr->max_msg};
+        if (vr->reserve) {
+            cs_status_t st = cs_eng_plan_reserve(plan, &opts);
+            CS_TEST_CHECK(st == CS_OK, "case %d rank %d: reserve", c, me);
+            CS_TEST_CHECK(cs_eng_workspace_size() >=
+                              (size_t)cs_eng_plan_workspace_bytes(plan),
+                          "case %d rank %d: workspace size", c, me);
+        }
+        if (bbytes) {
+            memcpy(b, b0, bbytes);
+        }
+        cs_eng_stats_t stats;
+        memset(&stats, 0xff, sizeof(stats));
+        cs_status_t st =
+            cs_eng_plan_execute(plan, a_arg, b_arg, comm, &opts, &stats);
+        CS_TEST_CHECK(st == CS_OK, "case %d rank %d v %d: execute: %s", c, me,
+                      v, cs_status_str(st));
+        nexec_run++;
+        /* B: sub-matrix copied, the rest untouched */
+        if (bbytes && memcmp(b, bx, bbytes) != 0) {
+            int64_t bad = 0, first = -1;
+            for (int64_t p = 0; p < B.nelem[me]; p++) {
+                if (memcmp(b + p * (int64_t)es, bx + p * (int64_t)es, es)) {
+                    bad++;
+                    first = first < 0 ? p : first;
+                }
+            }
+            CS_TEST_CHECK(0,
+                          "case %d rank %d v %d (threads %d overlap %d "
+                          "msg %" PRId64 " es %zu m %" PRId64 " n %" PRId64
+                          "): %" PRId64 " wrong B elements, first at local "
+                          "%" PRId64,
+                          c, me, v, vr->threads, vr->overlap, vr->max_msg,
+                          es, op.m, op.n, bad, first);
+        }
+        CS_TEST_CHECK(!abytes || memcmp(a, a0, abytes) == 0,
+                      "case %d rank %d v %d: A modified", c, me, v);
+        nbytes_checked += (int64_t)bbytes;
+        /* statistics */
+        int64_t chunk = vr->max_msg > 0 ? vr->max_msg : (int64_t)1 << 30;
+        int64_t ws = 0, wr = 0, ms = 0, mr = 0;
+        for (int q = 0; q < P; q++) {
+            ws += to[q];
+            wr += from[q];
+            ms += (to[q] + chunk - 1) / chunk;
+            mr += (from[q] + chunk - 1) / chunk;
+        }
+        CS_TEST_CHECK(stats.bytes_sent == ws && stats.bytes_recv == wr &&
+                          stats.bytes_self == self,
+                      "case %d rank %d v %d: stats bytes %" PRId64 "/%" PRId64
+                      "/%" PRId64 " want %" PRId64 "/%" PRId64 "/%" PRId64,
+                      c, me, v, stats.bytes_sent, stats.bytes_recv,
+                      stats.bytes_self, ws, wr, self);
+        CS_TEST_CHECK(stats.msgs_sent == ms && stats.msgs_recv == mr,
+                      "case %d rank %d v %d: stats msgs %" PRId64 "/%" PRId64
+                      " want %" PRId64 "/%" PRId64,
+                      c, me, v, stats.msgs_sent, stats.msgs_recv, ms, mr);
+        CS_TEST_CHECK(stats.threads == vr->threads,
+                      "case %d rank %d v %d: stats threads %d want %d", c, me,
+                      v, stats.threads, vr->threads);
+        if (cs_test_failures != fails0) {
+            break; /* one report per case is enough */
+        }
+    }
+    cs_eng_plan_destroy(plan);
+    free(a);
+    free(a0);
+    free(b);
+    free(b0);
+    free(bx);
+    layout_free(&A);
+    layout_free(&B);
+    ncases_run++;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int wrank, P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (P > MAXR) {
+        if (wrank == 0) {
+            fprintf(stderr, "test_engine: at most %d ranks\n", MAXR);
+        }
+        MPI_Finalize();
+        return 1;
+    }
+    int ncases = argc > 1 ? atoi(argv[1]) : 300;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    /* ranks in reverse order: the engine must use the communicator's
+     * ranks, not MPI_COMM_WORLD's */
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, P - 1 - wrank, &comm);
+    int me;
+    MPI_Comm_rank(comm, &me);
+    double t0 = MPI_Wtime();
+    for (int c = 0; c < ncases; c++) {
+        run_case(c, seed, comm, me, P, 4);
+    }
+    cs_eng_workspace_release();
+    CS_TEST_CHECK(cs_eng_workspace_size() == 0, "workspace not released");
+    double t1 = MPI_Wtime();
+    int fails = cs_test_failures, total = 0;
+    MPI_Reduce(&fails, &total, 1, MPI_INT, MPI_SUM, 0, comm);
+    int64_t bytes = 0;
+    MPI_Reduce(&nbytes_checked, &bytes, 1, MPI_INT64_T, MPI_SUM, 0, comm);
+    MPI_Comm_free(&comm);
+    int rc = 0;
+    if (me == 0) {
+        printf("test_engine: %d ranks, %" PRId64 " cases, %" PRId64
+               " executions, %" PRId64 " B bytes checked, %.2f s\n",
+               P, ncases_run, nexec_run, bytes, t1 - t0);
+        cs_test_failures = total;
+        rc = cs_test_done();
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,67 @@
+# test_apps/tests.mk - included by the Makefile.  Test programs are found by
+# wildcard, so adding a test means adding a file, not editing this list:
+#   test_apps/unit/*.c       no MPI; linked with engine/, relabel/, config/
+#   test_apps/mpi/*.c        MPI engine tests; same objects, plus MPI
+#   test_apps/scalapack/*.c  plain ScaLAPACK C programs (never the shim)
+#   test_apps/scalapack/*.f90  plain ScaLAPACK Fortran programs
+#   test_apps/bench/*.c      benchmark programs (plain ScaLAPACK)
+#   test_apps/lib/*_preload.c  small LD_PRELOAD helpers for the test runs
+# Check scripts live in test_apps/checks/ and are run by run_checks.sh.
+
+MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
+
+UNIT_SRCS := $(wildcard test_apps/unit/*.c)
+MPI_SRCS  := $(wildcard test_apps/mpi/*.c)
+SCA_SRCS  := $(wildcard test_apps/scalapack/*.c)
+SCAF_SRCS := $(wildcard test_apps/scalapack/*.f90)
+BENCH_SRCS := $(wildcard test_apps/bench/*.c)
+PRE_SRCS  := $(wildcard test_apps/lib/*_preload.c)
+TLIB_SRCS := $(filter-out $(PRE_SRCS),$(wildcard test_apps/lib/*.c))
+
+UNIT_BINS := $(patsubst test_apps/unit/%.c,$(T)/unit/%,$(UNIT_SRCS))
+MPI_BINS  := $(patsubst test_apps/mpi/%.c,$(T)/mpi/%,$(MPI_SRCS))
+SCA_BINS  := $(patsubst test_apps/scalapack/%.c,$(T)/scalapack/%,$(SCA_SRCS))
+SCAF_BINS := $(patsubst test_apps/scalapack/%.f90,$(T)/scalapack/%,$(SCAF_SRCS))
+BENCH_BINS := $(patsubst test_apps/bench/%.c,$(T)/bench/%,$(BENCH_SRCS))
+PRE_LIBS  := $(patsubst test_apps/lib/%.c,$(T)/lib/%.so,$(PRE_SRCS))
+TLIB_OBJS := $(patsubst test_apps/lib/%.c,$(T)/lib/%.o,$(TLIB_SRCS))
+
+test_apps: $(UNIT_BINS) $(MPI_BINS) $(SCA_BINS) $(SCAF_BINS) $(BENCH_BINS) \
+           $(PRE_LIBS)
+
+$(T)/lib/%.o: test_apps/lib/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) -o $@ $< $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+
+$(T)/mpi/%: test_apps/mpi/%.c $(MOD_OBJS) $(TLIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) -o $@ $< $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+
+$(T)/scalapack/%: test_apps/scalapack/%.c $(TLIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) -o $@ $< $(TLIB_OBJS) $(SCALAPACK_LIBS) -lm
+
+$(T)/scalapack/%: test_apps/scalapack/%.f90
+	@mkdir -p $(dir $@)
+	@echo "  FC      $<"
+	$(Q)$(MPIF90) $(TEST_FFLAGS) -J $(dir $@) -o $@ $< $(SCALAPACK_LIBS)
+
+$(T)/bench/%: test_apps/bench/%.c $(TLIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) -o $@ $< $(TLIB_OBJS) $(SCALAPACK_LIBS) -ldl -lm
+
+$(T)/lib/%_preload.so: test_apps/lib/%_preload.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+-include $(TLIB_OBJS:.o=.d)
