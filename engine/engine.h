@@ -119,15 +119,48 @@ int64_t cs_eng_dist_local_size(const cs_eng_dist_t *dist, int p);
 
 /* ------------------------------------------------------------ operation */
 
+/* Element types the transform kernels compute on. */
+typedef enum {
+    CS_ENG_T_RAW = 0, /* opaque esize bytes: plain copies only */
+    CS_ENG_T_S,       /* float */
+    CS_ENG_T_D,       /* double */
+    CS_ENG_T_C,       /* float complex */
+    CS_ENG_T_Z        /* double complex */
+} cs_eng_type_t;
+
+/* Which elements of the target sub-matrix are written (0-based i, j). */
+typedef enum {
+    CS_ENG_MASK_NONE = 0,
+    CS_ENG_MASK_UPPER, /* only i - j <= mask_k */
+    CS_ENG_MASK_LOWER  /* only i - j >= mask_k */
+} cs_eng_mask_t;
+
 /*
- * What to copy: B(ib + i, jb + j) := A(ia + i, ja + j) for 0 <= i < m,
- * 0 <= j < n (0-based indices), elements of esize bytes, copied bit for bit.
+ * What to do, for 0 <= i < m, 0 <= j < n (0-based indices):
+ *   op(A)(i, j) = A(ia + i, ja + j)            trans = 0
+ *               = A(ia + j, ja + i)            trans = 1 (sub(A) is n x m)
+ *   conjugated when conj = 1 (complex types);
+ *   axpby = 0: B(ib + i, jb + j) := op(A)(i, j), bit for bit;
+ *   axpby = 1: B(ib + i, jb + j) := beta * B(..) + alpha * op(A)(i, j) with
+ *              the case rules of PBLAS: beta = 0 overwrites (B is not read),
+ *              alpha = 0 never reads A (no communication at all), alpha = 1
+ *              and beta = 1 avoid the multiplications; no fused multiply-add.
+ * Only elements selected by the mask are written; nothing else of B is.
+ * alpha and beta are {re, im} (im ignored for real types).
  */
 typedef struct {
     int64_t m, n;
     int64_t ia, ja;
     int64_t ib, jb;
     size_t esize;
+    int type;           /* cs_eng_type_t; RAW is fine when axpby = conj = 0 */
+    int trans;
+    int conj;
+    int axpby;
+    double alpha[2];
+    double beta[2];
+    int mask;           /* cs_eng_mask_t */
+    int64_t mask_k;
 } cs_eng_op_t;
 
 /* Per-call execution settings (the shim fills them from its configuration;
@@ -192,6 +225,18 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                                 void *b_base, MPI_Comm comm,
                                 const cs_eng_exec_opts_t *opts,
                                 cs_eng_stats_t *stats_p);
+
+/*
+ * The communication-volume matrix of op between the two layouts: vol_p[i *
+ * nranks + j] += bytes that rank i (owner in a) holds and rank j (owner in
+ * b) needs, for ranks in [0, nranks).  The caller zeroes vol_p.  Local, no
+ * MPI; the same result on every rank; O(row groups x column groups) after
+ * the overlay.  Used by process relabeling (relabel/) and its tools.
+ */
+cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int nranks,
+                                 int64_t *vol_p);
 
 /* Free a plan (NULL is fine).  Local. */
 void cs_eng_plan_destroy(cs_eng_plan_t *plan);

@@ -40,6 +40,7 @@ typedef struct {
 typedef struct {
     int64_t pos, len;
     int64_t offa, offb;
+    int64_t start;      /* index of the first element in the operation */
 } cs_eng_run_t;
 
 enum { CS_ENG_SIDE_A = 0, CS_ENG_SIDE_B = 1, CS_ENG_SIDE_AB = 2 };
@@ -64,11 +65,14 @@ typedef struct {
 
 /*
  * Overlay of distribution da from offset oa and db from offset ob over len
- * indices.  Local.  On failure nothing is allocated.
+ * indices.  With keep_index, runs merge only segments that are also
+ * consecutive in the operation's index (needed by masks, which depend on
+ * the index).  Local.  On failure nothing is allocated.
  */
 cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
                                  const cs_eng_dist_t *db, int64_t ob,
-                                 int64_t len, cs_eng_overlay_t *ov_p);
+                                 int64_t len, int keep_index,
+                                 cs_eng_overlay_t *ov_p);
 void cs_eng_overlay_free(cs_eng_overlay_t *ov);
 
 /* Range [*first_p, *first_p + *count_p) of groups with the given pa (in
@@ -78,7 +82,81 @@ void cs_eng_overlay_groups_pa(const cs_eng_overlay_t *ov, int pa,
 void cs_eng_overlay_groups_pb(const cs_eng_overlay_t *ov, int pb,
                               int64_t *first_p, int64_t *count_p);
 
+/* ------------------------------------------------------------ transform */
+
+/* What the kernels do to each element (PBLAS's ?mmadd case split). */
+typedef enum {
+    CS_XM_COPY = 0, /* d = op(s)                 alpha = 1, beta = 0 */
+    CS_XM_ZERO,     /* d = 0                     alpha = 0, beta = 0 */
+    CS_XM_BSCALE,   /* d = beta d                alpha = 0 */
+    CS_XM_A1B,      /* d = op(s) + beta d        alpha = 1 */
+    CS_XM_A1B1,     /* d = d + op(s)             alpha = 1, beta = 1 */
+    CS_XM_AB0,      /* d = alpha op(s)           beta = 0 */
+    CS_XM_AB,       /* d = alpha op(s) + beta d */
+    CS_XM_AB1,      /* d = d + alpha op(s)       beta = 1 */
+    CS_XM_NOP       /* nothing                   alpha = 0, beta = 1 */
+} cs_eng_xmode_t;
+
+typedef struct {
+    int type;        /* cs_eng_type_t */
+    size_t esize;
+    int mode;        /* cs_eng_xmode_t */
+    int conj;
+    double alpha[2], beta[2];
+    int mask;        /* cs_eng_mask_t */
+    int64_t mask_k;
+} cs_eng_xform_t;
+
+/* The kernel settings of an operation. */
+void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p);
+
+/* Clip the row range [*lo_p, *hi_p) of target column j to the mask, for a
+ * block whose first row is target row i0. */
+static inline void cs_eng_mask_rows(const cs_eng_xform_t *x, int64_t i0,
+                                    int64_t j, int64_t *lo_p, int64_t *hi_p)
+{
+    if (x->mask == CS_ENG_MASK_UPPER) {
+        int64_t hi = x->mask_k + j - i0 + 1;
+        if (hi < *hi_p) {
+            *hi_p = hi;
+        }
+    } else if (x->mask == CS_ENG_MASK_LOWER) {
+        int64_t lo = x->mask_k + j - i0;
+        if (lo > *lo_p) {
+            *lo_p = lo;
+        }
+    }
+    if (*hi_p < *lo_p) {
+        *hi_p = *lo_p;
+    }
+}
+
+/*
+ * Apply the transform to a rows x cols block: target element (r, c) is
+ * d[r * drs + c * dcs], its source s[r * srs + c * scs] (strides in
+ * elements; a transposed source just has other strides); the block's first
+ * element is target (i0, j0) of the sub-matrix (for the mask).  Serial.
+ */
+void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
+                    const void *s, int64_t srs, int64_t scs, void *d,
+                    int64_t drs, int64_t dcs, int64_t i0, int64_t j0);
+
 /* ------------------------------------------------------------ plan */
+
+/* 1 if op fits layouts a and b (sizes, offsets, types).  Local. */
+int cs_eng_op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                 const cs_eng_op_t *op);
+
+/* The row and column overlays of op (target rows pair with A's rows, or
+ * A's columns when op->trans).  Local; nothing allocated on failure. */
+cs_status_t cs_eng_op_overlays(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, cs_eng_overlay_t *rows_p,
+                               cs_eng_overlay_t *cols_p);
+
+/* Rank of A owning the overlay block (row group rg, column group cg). */
+int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
+                   const cs_eng_group_t *rg, const cs_eng_group_t *cg);
 
 /* One (row group, column group) block of a package or of the local copy. */
 typedef struct {
@@ -104,6 +182,9 @@ struct cs_eng_plan {
     int64_t nlocal;
     cs_eng_combo_t *local_combo;
     int64_t send_bytes, recv_bytes, self_bytes;
+    cs_eng_xform_t xf;      /* what unpack and local copies compute */
+    cs_eng_xform_t pack_xf; /* plain copy, for packing */
+    int b_only;             /* alpha = 0: A is not referenced */
     int me;                 /* rank the plan was built for */
     /* execution state, obtained by cs_eng_plan_reserve() */
     int reserved;

@@ -45,14 +45,16 @@ static void strides(int order, int64_t ld, int64_t *rs_p, int64_t *cs_p)
     *cs_p = order == CS_ENG_COLMAJOR ? ld : 1;
 }
 
-/* cs_eng_copy2d split over threads along the longer dimension. */
-static void copy2d_par(int threads, size_t es, int64_t rows, int64_t cols,
-                       const char *s, int64_t srs, int64_t scs, char *d,
-                       int64_t drs, int64_t dcs)
+/* cs_eng_xform2d split over threads along the columns (or the rows when
+ * there are fewer columns than threads). */
+static void xform_par(int threads, const cs_eng_xform_t *x, int64_t rows,
+                      int64_t cols, const char *s, int64_t srs, int64_t scs,
+                      char *d, int64_t drs, int64_t dcs, int64_t i0,
+                      int64_t j0)
 {
-    int64_t bytes = rows * cols * (int64_t)es;
-    if (threads <= 1 || bytes < cs_eng_par_min_bytes) {
-        cs_eng_copy2d(es, rows, cols, s, srs, scs, d, drs, dcs);
+    int64_t es = (int64_t)x->esize;
+    if (threads <= 1 || rows * cols * es < cs_eng_par_min_bytes) {
+        cs_eng_xform2d(x, rows, cols, s, srs, scs, d, drs, dcs, i0, j0);
         return;
     }
 #ifdef _OPENMP
@@ -63,21 +65,28 @@ static void copy2d_par(int threads, size_t es, int64_t rows, int64_t cols,
         int64_t len = split_cols ? cols : rows;
         int64_t lo = len * t / nt, hi = len * (t + 1) / nt;
         if (split_cols) {
-            cs_eng_copy2d(es, rows, hi - lo, s + lo * scs * (int64_t)es, srs,
-                          scs, d + lo * dcs * (int64_t)es, drs, dcs);
+            cs_eng_xform2d(x, rows, hi - lo, s + lo * scs * es, srs, scs,
+                           d + lo * dcs * es, drs, dcs, i0, j0 + lo);
         } else {
-            cs_eng_copy2d(es, hi - lo, cols, s + lo * srs * (int64_t)es, srs,
-                          scs, d + lo * drs * (int64_t)es, drs, dcs);
+            cs_eng_xform2d(x, hi - lo, cols, s + lo * srs * es, srs, scs,
+                           d + lo * drs * es, drs, dcs, i0 + lo, j0);
         }
     }
 #else
-    cs_eng_copy2d(es, rows, cols, s, srs, scs, d, drs, dcs);
+    cs_eng_xform2d(x, rows, cols, s, srs, scs, d, drs, dcs, i0, j0);
 #endif
 }
 
 /* Which way a combo is copied. */
 typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
 
+/*
+ * One block of a package or of the local copy.  Packages hold A's elements
+ * in A's orientation (column-major, |rows| x |cols| of the target, or
+ * |cols| x |rows| when transposed); the transform (scale, transpose,
+ * conjugate, mask) happens when unpacking or copying locally, so it
+ * overlaps with the packages still in flight.
+ */
 static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                        dir_t dir, const char *a, char *b, char *pkg,
                        int threads)
@@ -89,25 +98,36 @@ static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                                    : CS_ENG_SIDE_AB;
     const cs_eng_run_t *rr = ro->runs[side] + rg->run_first[side];
     const cs_eng_run_t *cr = co->runs[side] + cg->run_first[side];
-    size_t es = plan->op.esize;
-    int64_t ars, acs, brs, bcs, R = rg->total;
+    int64_t es = (int64_t)plan->op.esize;
+    int tr = plan->op.trans;
+    int64_t ars, acs, brs, bcs, R = rg->total, C = cg->total;
     strides(plan->a_order, plan->a_ld, &ars, &acs);
     strides(plan->b_order, plan->b_ld, &brs, &bcs);
+    /* with a transpose, target rows are A's columns */
+    int64_t ta_rs = tr ? acs : ars, ta_cs = tr ? ars : acs;
+    /* the package block in target orientation */
+    int64_t tp_rs = tr ? C : 1, tp_cs = tr ? 1 : R;
     for (int64_t j = 0; j < cg->run_count[side]; j++) {
         for (int64_t i = 0; i < rg->run_count[side]; i++) {
             const cs_eng_run_t *r = &rr[i], *c = &cr[j];
-            char *p = pkg + (r->pos + c->pos * R) * (int64_t)es;
-            const char *as = a + (r->offa * ars + c->offa * acs) * (int64_t)es;
-            char *bd = b + (r->offb * brs + c->offb * bcs) * (int64_t)es;
+            const char *as = a + (r->offa * ta_rs + c->offa * ta_cs) * es;
+            char *p = pkg + (r->pos * tp_rs + c->pos * tp_cs) * es;
+            char *bd = b + (r->offb * brs + c->offb * bcs) * es;
             if (dir == DIR_PACK) {
-                copy2d_par(threads, es, r->len, c->len, as, ars, acs, p, 1,
-                           R);
+                /* A's orientation: plain copy, long columns */
+                if (tr) {
+                    xform_par(threads, &plan->pack_xf, c->len, r->len, as,
+                              ars, acs, p, 1, C, 0, 0);
+                } else {
+                    xform_par(threads, &plan->pack_xf, r->len, c->len, as,
+                              ars, acs, p, 1, R, 0, 0);
+                }
             } else if (dir == DIR_UNPACK) {
-                copy2d_par(threads, es, r->len, c->len, p, 1, R, bd, brs,
-                           bcs);
+                xform_par(threads, &plan->xf, r->len, c->len, p, tp_rs, tp_cs,
+                          bd, brs, bcs, r->start, c->start);
             } else {
-                copy2d_par(threads, es, r->len, c->len, as, ars, acs, bd,
-                           brs, bcs);
+                xform_par(threads, &plan->xf, r->len, c->len, as, ta_rs,
+                          ta_cs, bd, brs, bcs, r->start, c->start);
             }
         }
     }
@@ -211,8 +231,9 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                          (size_t)(plan->send_bytes + plan->recv_bytes))
                    : NULL;
     char *sbuf = ws, *rbuf = ws ? ws + plan->send_bytes : NULL;
-    const char *a = a_base;
     char *b = b_base;
+    /* alpha = 0: the plan made B both parts and A is never read */
+    const char *a = plan->b_only ? b : a_base;
     MPI_Request *reqs = plan->reqs;
     int nr = 0;
 

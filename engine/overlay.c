@@ -71,8 +71,11 @@ static int64_t count_segments(const cs_eng_dist_t *da, int64_t oa,
 }
 
 static int runs_mergeable(const cs_eng_run_t *r, const cs_eng_seg_t *s,
-                          int side)
+                          int side, int keep_index)
 {
+    if (keep_index && r->start + r->len != s->start) {
+        return 0;
+    }
     int a_ok = r->offa + r->len == s->offa;
     int b_ok = r->offb + r->len == s->offb;
     if (side == CS_ENG_SIDE_A) {
@@ -86,7 +89,8 @@ static int runs_mergeable(const cs_eng_run_t *r, const cs_eng_seg_t *s,
 
 cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
                                  const cs_eng_dist_t *db, int64_t ob,
-                                 int64_t len, cs_eng_overlay_t *ov_p)
+                                 int64_t len, int keep_index,
+                                 cs_eng_overlay_t *ov_p)
 {
     cs_eng_overlay_t ov;
     memset(&ov, 0, sizeof(ov));
@@ -171,11 +175,12 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
             cs_eng_run_t *r = g->run_count[side] > 0
                                   ? &ov.runs[side][ov.nrun[side] - 1]
                                   : NULL;
-            if (r && runs_mergeable(r, s, side)) {
+            if (r && runs_mergeable(r, s, side, keep_index)) {
                 r->len += s->len;
             } else {
                 r = &ov.runs[side][ov.nrun[side]++];
-                *r = (cs_eng_run_t){s->pos, s->len, s->offa, s->offb};
+                *r = (cs_eng_run_t){s->pos, s->len, s->offa, s->offb,
+                                    s->start};
                 g->run_count[side]++;
             }
         }

@@ -107,6 +107,13 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
     return CS_OK;
 }
 
+int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
+                   const cs_eng_group_t *rg, const cs_eng_group_t *cg)
+{
+    return trans ? a->grid[cg->pa * a->npcol + rg->pa]
+                 : a->grid[rg->pa * a->npcol + cg->pa];
+}
+
 static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
                            const cs_eng_layout_t *b, int me,
                            tuple_vec_t *send, tuple_vec_t *recv,
@@ -119,8 +126,10 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
             if (a->grid[pr * a->npcol + pc] != me) {
                 continue;
             }
-            cs_eng_overlay_groups_pa(ro, pr, &rf, &rc);
-            cs_eng_overlay_groups_pa(co, pc, &cf, &cc);
+            /* the target-row overlay pairs with A's rows, or its columns */
+            int tr = plan->op.trans ? pc : pr, tc = plan->op.trans ? pr : pc;
+            cs_eng_overlay_groups_pa(ro, tr, &rf, &rc);
+            cs_eng_overlay_groups_pa(co, tc, &cf, &cc);
             for (int64_t rg = rf; rg < rf + rc; rg++) {
                 for (int64_t cg = cf; cg < cf + cc; cg++) {
                     int dst = b->grid[ro->group[rg].pb * b->npcol +
@@ -146,8 +155,8 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
             for (int64_t i = rf; i < rf + rc; i++) {
                 for (int64_t j = cf; j < cf + cc; j++) {
                     int64_t rg = ro->by_pb[i], cg = co->by_pb[j];
-                    int src = a->grid[ro->group[rg].pa * a->npcol +
-                                      co->group[cg].pa];
+                    int src = cs_eng_a_owner(a, plan->op.trans,
+                                             &ro->group[rg], &co->group[cg]);
                     if (src < 0) {
                         return CS_ERR_BAD_DESC;
                     }
@@ -161,16 +170,64 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
     return CS_OK;
 }
 
+static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                 const cs_eng_op_t *op);
+
+cs_status_t cs_eng_op_overlays(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, cs_eng_overlay_t *rows_p,
+                               cs_eng_overlay_t *cols_p)
+{
+    /* target rows pair with A's rows, or with A's columns when transposed */
+    cs_eng_dist_t ar, ac, br, bc;
+    int tr = op->trans;
+    cs_eng_dist_normalize(tr ? &a->cols : &a->rows, &ar);
+    cs_eng_dist_normalize(tr ? &a->rows : &a->cols, &ac);
+    cs_eng_dist_normalize(&b->rows, &br);
+    cs_eng_dist_normalize(&b->cols, &bc);
+    int64_t ai = tr ? op->ja : op->ia;
+    int64_t aj = tr ? op->ia : op->ja;
+    int keep = op->mask != CS_ENG_MASK_NONE;
+    cs_status_t st =
+        cs_eng_overlay_build(&ar, ai, &br, op->ib, op->m, keep, rows_p);
+    if (st == CS_OK) {
+        st = cs_eng_overlay_build(&ac, aj, &bc, op->jb, op->n, keep, cols_p);
+        if (st != CS_OK) {
+            cs_eng_overlay_free(rows_p);
+        }
+    }
+    return st;
+}
+
+int cs_eng_op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                 const cs_eng_op_t *op)
+{
+    return op_ok(a, b, op);
+}
+
+static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                 const cs_eng_op_t *op)
+{
+    int64_t arows = op->trans ? op->n : op->m;
+    int64_t acols = op->trans ? op->m : op->n;
+    int typed = op->type >= CS_ENG_T_S && op->type <= CS_ENG_T_Z;
+    static const size_t tsize[] = {0, 4, 8, 8, 16};
+    return layout_ok(a) && layout_ok(b) && op->m >= 0 && op->n >= 0 &&
+           op->esize > 0 && op->ia >= 0 && op->ja >= 0 && op->ib >= 0 &&
+           op->jb >= 0 && op->ia + arows <= a->rows.n &&
+           op->ja + acols <= a->cols.n && op->ib + op->m <= b->rows.n &&
+           op->jb + op->n <= b->cols.n &&
+           (op->type == CS_ENG_T_RAW || (typed && tsize[op->type] == op->esize)) &&
+           ((!op->axpby && !op->conj) || typed) &&
+           op->mask >= CS_ENG_MASK_NONE && op->mask <= CS_ENG_MASK_LOWER;
+}
+
 cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                const cs_eng_layout_t *b,
                                const cs_eng_op_t *op, int me,
                                cs_eng_plan_t **plan_p)
 {
-    if (!layout_ok(a) || !layout_ok(b) || op->m < 0 || op->n < 0 ||
-        op->esize == 0 || op->ia < 0 || op->ja < 0 || op->ib < 0 ||
-        op->jb < 0 || op->ia + op->m > a->rows.n ||
-        op->ja + op->n > a->cols.n || op->ib + op->m > b->rows.n ||
-        op->jb + op->n > b->cols.n) {
+    if (!op_ok(a, b, op)) {
         return CS_ERR_BAD_DESC;
     }
     cs_eng_plan_t *plan = calloc(1, sizeof(*plan));
@@ -179,27 +236,31 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     }
     plan->op = *op;
     plan->me = me;
+    cs_eng_xform_init(op, &plan->xf);
+    /* RATIONALE: with alpha = 0 PBLAS never reads A, so neither do we: B
+     * plays both parts, every block is local and nothing is sent. */
+    cs_eng_op_t copy = {.esize = op->esize, .type = CS_ENG_T_RAW};
+    cs_eng_xform_init(&copy, &plan->pack_xf);
+    if (plan->xf.mode == CS_XM_ZERO || plan->xf.mode == CS_XM_BSCALE ||
+        plan->xf.mode == CS_XM_NOP) {
+        plan->b_only = 1;
+        a = b;
+        plan->op.trans = 0;
+        plan->op.ia = op->ib;
+        plan->op.ja = op->jb;
+    }
     plan->a_order = a->order;
     plan->b_order = b->order;
     plan->a_ld = a->ld;
     plan->b_ld = b->ld;
-    if (op->m == 0 || op->n == 0) {
+    if (op->m == 0 || op->n == 0 || plan->xf.mode == CS_XM_NOP) {
         *plan_p = plan;
         return CS_OK;
     }
 
-    cs_eng_dist_t ar, ac, br, bc;
-    cs_eng_dist_normalize(&a->rows, &ar);
-    cs_eng_dist_normalize(&a->cols, &ac);
-    cs_eng_dist_normalize(&b->rows, &br);
-    cs_eng_dist_normalize(&b->cols, &bc);
     tuple_vec_t send = {0}, recv = {0}, local = {0};
-    cs_status_t st =
-        cs_eng_overlay_build(&ar, op->ia, &br, op->ib, op->m, &plan->rows);
-    if (st == CS_OK) {
-        st = cs_eng_overlay_build(&ac, op->ja, &bc, op->jb, op->n,
-                                  &plan->cols);
-    }
+    cs_status_t st = cs_eng_op_overlays(a, b, &plan->op, &plan->rows,
+                                        &plan->cols);
     if (st == CS_OK) {
         st = collect(plan, a, b, me, &send, &recv, &local);
     }

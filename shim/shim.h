@@ -25,11 +25,16 @@
 /* ------------------------------------------------------------ routines */
 
 typedef enum {
-    CS_SHIM_FAM_GEMR2D = 0
+    CS_SHIM_FAM_GEMR2D = 0, /* p?gemr2d: REDIST copy */
+    CS_SHIM_FAM_TRMR2D,     /* p?trmr2d: REDIST trapezoidal copy */
+    CS_SHIM_FAM_TRAN,       /* p?tran, p?tranu, p?tranc */
+    CS_SHIM_FAM_GEADD,      /* p?geadd */
+    CS_SHIM_FAM_TRADD       /* p?tradd */
 } cs_shim_family_t;
 
 typedef enum {
-#define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize) CS_SHIM_R_##ID,
+#define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize, conj)           \
+    CS_SHIM_R_##ID,
 #include "shim/shim_symbols.def"
 #undef CS_SHIM_ROUTINE
     CS_SHIM_NROUTINES
@@ -41,6 +46,7 @@ typedef struct {
     int family;         /* cs_shim_family_t */
     char type;          /* 's', 'd', 'c', 'z', 'i' */
     size_t esize;
+    int conj;           /* op(A) conjugated (p?tranc) */
 } cs_shim_routine_t;
 
 extern const cs_shim_routine_t cs_shim_routines[CS_SHIM_NROUTINES];

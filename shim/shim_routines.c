@@ -7,8 +7,8 @@
 #include "shim/shim.h"
 
 const cs_shim_routine_t cs_shim_routines[CS_SHIM_NROUTINES] = {
-#define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize)                   \
-    [CS_SHIM_R_##ID] = {#lower, #UPPER, CS_SHIM_FAM_##fam, type, esize},
+#define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize, conj)             \
+    [CS_SHIM_R_##ID] = {#lower, #UPPER, CS_SHIM_FAM_##fam, type, esize, conj},
 #include "shim/shim_symbols.def"
 #undef CS_SHIM_ROUTINE
 };

@@ -57,34 +57,85 @@ static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...)
 static void app_desc(char *buf, size_t len, size_t *pos, const char *key,
                      const int *d)
 {
-    app(buf, len, pos, " %s:%d,%d,%d,%d,%d,%d,%d,%d,%d", key, d[0], d[1],
-        d[2], d[3], d[4], d[5], d[6], d[7], d[8]);
+    int n = d[0] == 2 ? 11 : 9; /* DTYPE 2 descriptors have 11 entries */
+    app(buf, len, pos, " %s:%d", key, d[0]);
+    for (int k = 1; k < n; k++) {
+        app(buf, len, pos, ",%d", d[k]);
+    }
 }
 
-void cs_shim_trace_gemr2d(const cs_config_t *cfg, const cs_shim_record_t *rec,
-                          const cs_shim_trace_t *tr)
+static void app_scalar(char *buf, size_t len, size_t *pos, const char *key,
+                       int routine, const void *v)
+{
+    switch (cs_shim_routines[routine].type) {
+    case 's':
+        app(buf, len, pos, " %s:%.9g", key, (double)*(const float *)v);
+        break;
+    case 'c':
+        app(buf, len, pos, " %s:%.9g,%.9g", key,
+            (double)((const float *)v)[0], (double)((const float *)v)[1]);
+        break;
+    case 'z':
+        app(buf, len, pos, " %s:%.17g,%.17g", key, ((const double *)v)[0],
+            ((const double *)v)[1]);
+        break;
+    default:
+        app(buf, len, pos, " %s:%.17g", key, *(const double *)v);
+    }
+}
+
+/* The arguments in ScaLAPACK order, as a replayable list. */
+static void app_args(char *line, size_t len, size_t *pos,
+                     const cs_shim_call_t *g)
+{
+    int fam = cs_shim_routines[g->routine].family;
+    int redist = fam == CS_SHIM_FAM_GEMR2D || fam == CS_SHIM_FAM_TRMR2D;
+    if (g->uplo) {
+        app(line, len, pos, " uplo:%c", g->uplo[0]);
+    }
+    if (g->diag) {
+        app(line, len, pos, " diag:%c", g->diag[0]);
+    }
+    if (g->trans) {
+        app(line, len, pos, " trans:%c", g->trans[0]);
+    }
+    app(line, len, pos, " m:%d n:%d", g->m, g->n);
+    if (!redist) {
+        app_scalar(line, len, pos, "alpha", g->routine, g->alpha);
+    }
+    app(line, len, pos, " ia:%d ja:%d", g->ia, g->ja);
+    /* REDIST reads nothing when m or n is 0: neither do we */
+    int read_desc = !redist || (g->m != 0 && g->n != 0);
+    if (read_desc) {
+        app_desc(line, len, pos, "descA", g->desca);
+    }
+    if (!redist) {
+        app_scalar(line, len, pos, "beta", g->routine, g->beta);
+    }
+    app(line, len, pos, redist ? " ib:%d jb:%d" : " ic:%d jc:%d", g->ib,
+        g->jb);
+    if (read_desc) {
+        app_desc(line, len, pos, redist ? "descB" : "descC", g->descb);
+    }
+    if (redist) {
+        app(line, len, pos, " ictxt:%d", g->ictxt);
+    }
+}
+
+void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
+                        const cs_shim_trace_t *tr)
 {
     long seq = ++cs_shim_trace_seq;
     int rank = cs_shim_world_rank();
     if (cfg->verbose < 1 || !cs_cfg_rank_logs(cfg, rank)) {
         return;
     }
-    const cs_shim_gemr2d_args_t *g = tr->args;
+    const cs_shim_call_t *g = tr->args;
     char line[2048], name[32], caller[256];
     size_t pos = 0, len = sizeof(line);
     cs_shim_called_name(rec->routine, rec->spelling, name, sizeof(name));
-    app(line, len, &pos, "COSTA_SHIM r:%d seq:%ld %s m:%d n:%d ia:%d ja:%d",
-        rank, seq, name, g->m, g->n, g->ia, g->ja);
-    /* with m or n = 0 the descriptors need not be valid: do not read */
-    int read_desc = g->m != 0 && g->n != 0;
-    if (read_desc) {
-        app_desc(line, len, &pos, "descA", g->desca);
-    }
-    app(line, len, &pos, " ib:%d jb:%d", g->ib, g->jb);
-    if (read_desc) {
-        app_desc(line, len, &pos, "descB", g->descb);
-    }
-    app(line, len, &pos, " ictxt:%d", g->ictxt);
+    app(line, len, &pos, "COSTA_SHIM r:%d seq:%ld %s", rank, seq, name);
+    app_args(line, len, &pos, g);
     if (tr->grid_a[0]) {
         app(line, len, &pos, " gridA:%s gridB:%s", tr->grid_a, tr->grid_b);
     }

@@ -7,19 +7,19 @@
 #define CS_SHIM_SHIM_TRACE_H
 
 #include "config/config.h"
-#include "shim/shim_gemr2d.h"
+#include "shim/shim_call.h"
 
 /* What the trace needs beyond the statistics record. */
-typedef struct {
-    const cs_shim_gemr2d_args_t *args;
+typedef struct cs_shim_trace {
+    const cs_shim_call_t *args;
     char grid_a[32];   /* "2x2R"; empty when the engine did not look */
     char grid_b[32];
 } cs_shim_trace_t;
 
-/* Write the line for one p?gemr2d call if COSTA_SHIM_VERBOSE >= 1 and this
+/* Write the line for one call if COSTA_SHIM_VERBOSE >= 1 and this
  * rank is selected by COSTA_SHIM_LOG_RANKS.  Local. */
-void cs_shim_trace_gemr2d(const cs_config_t *cfg, const cs_shim_record_t *rec,
-                          const cs_shim_trace_t *tr);
+void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
+                        const cs_shim_trace_t *tr);
 
 /* "object+0xoff" or "symbol+0xoff" for a code address (dladdr). */
 void cs_shim_caller_str(const void *addr, char *buf, size_t len);

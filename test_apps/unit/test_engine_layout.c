@@ -12,12 +12,13 @@
  *    the right owners and local offsets; groups partition the segments,
  *    sorted, with correct totals and positions; by_pb and the pa/pb group
  *    lookups; runs of each side tile their group, are contiguous in local
- *    memory on their side (and maximal).
+ *    memory on their side (and maximal), with and without keep_index
+ *    (then also consecutive in the index), and start at the right index.
  * 3. cs_eng_plan_create() for every rank of P simulated ranks on random
  *    layout pairs: sent/recv/self bytes and per-peer package sizes against
  *    a brute-force element count, sum(sent) == sum(recv), and the sender's
  *    and receiver's package contents (combos, offsets) agree; plus
- *    BAD_DESC cases.
+ *    BAD_DESC cases; cs_eng_volume_matrix() against the same count.
  * Deterministic (fixed seed; argv[1] overrides the case count scale).
  */
 #include <stdint.h>
@@ -308,7 +309,7 @@ static int64_t test_local_size(int ncases)
 
 static int64_t test_overlay_one(const tdist_t *ta, int64_t oa,
                                 const tdist_t *tb, int64_t ob, int64_t len,
-                                int normalized, int c)
+                                int normalized, int keep, int c)
 {
     cs_eng_dist_t da = ta->d, db = tb->d;
     if (normalized) {
@@ -318,7 +319,8 @@ static int64_t test_overlay_one(const tdist_t *ta, int64_t oa,
     const int64_t *blka = normalized ? ta->nblk_ : ta->blk;
     const int64_t *blkb = normalized ? tb->nblk_ : tb->blk;
     cs_eng_overlay_t ov;
-    CS_TEST_EQ(cs_eng_overlay_build(&da, oa, &db, ob, len, &ov), CS_OK);
+    CS_TEST_EQ(cs_eng_overlay_build(&da, oa, &db, ob, len, keep, &ov),
+               CS_OK);
     int fails0 = cs_test_failures;
     if (len == 0) {
         CS_TEST_CHECK(ov.nseg == 0 && ov.ngroup == 0, "case %d: empty", c);
@@ -485,6 +487,17 @@ static int64_t test_overlay_one(const tdist_t *ta, int64_t oa,
                     ru->pos + ru->len > gr->total) {
                     break;
                 }
+                CS_TEST_CHECK(ru->start == xs[ru->pos],
+                              "case %d side %d run %" PRId64
+                              ": start %" PRId64 " want %" PRId64,
+                              c, side, r, ru->start, xs[ru->pos]);
+                if (keep) { /* consecutive in the operation's index */
+                    CS_TEST_CHECK(xs[ru->pos + ru->len - 1] ==
+                                      ru->start + ru->len - 1,
+                                  "case %d side %d run %" PRId64
+                                  ": index gap with keep_index",
+                                  c, side, r);
+                }
                 for (int64_t t = ru->pos; t < ru->pos + ru->len; t++) {
                     int64_t x = xs[t];
                     if (side != CS_ENG_SIDE_B) {
@@ -511,6 +524,9 @@ static int64_t test_overlay_one(const tdist_t *ta, int64_t oa,
                     int merge = side == CS_ENG_SIDE_A   ? ca
                                 : side == CS_ENG_SIDE_B ? cb
                                                         : ca && cb;
+                    if (keep && ru->start + ru->len != nx->start) {
+                        merge = 0;
+                    }
                     CS_TEST_CHECK(!merge,
                                   "case %d side %d run %" PRId64
                                   ": not maximal",
@@ -544,8 +560,10 @@ static int64_t test_overlay(int ncases)
         tdist_t ta, tb;
         tdist_gen(&ta, na, 6, -1);
         tdist_gen(&tb, nb, 6, -1);
-        checks += test_overlay_one(&ta, oa, &tb, ob, len, 0, c);
-        checks += test_overlay_one(&ta, oa, &tb, ob, len, 1, c);
+        for (int v = 0; v < 4; v++) { /* raw/normalized x keep_index */
+            checks += test_overlay_one(&ta, oa, &tb, ob, len, v & 1, v >> 1,
+                                       c);
+        }
         tdist_free(&ta);
         tdist_free(&tb);
     }
@@ -612,6 +630,7 @@ static int64_t test_plans(int ncases)
     for (int c = 0; c < ncases; c++) {
         int P = (int)rr(1, 6);
         cs_eng_op_t op;
+        memset(&op, 0, sizeof(op)); /* plain copy: no transform fields */
         op.m = rnd() % 12 == 0 ? 0 : rr(1, 50);
         op.n = rnd() % 12 == 0 ? 0 : rr(1, 50);
         op.ia = rr(0, 8);
@@ -632,6 +651,18 @@ static int64_t test_plans(int ncases)
                 int d = owner_of(&B, op.ib + i, op.jb + j);
                 CS_TEST_ASSERT(s >= 0 && d >= 0);
                 pair[s][d] += (int64_t)op.esize;
+            }
+        }
+        /* the volume matrix is the same brute-force count */
+        int64_t vol[MAXP * MAXP];
+        memset(vol, 0, sizeof(vol));
+        CS_TEST_EQ(cs_eng_volume_matrix(&A.l, &B.l, &op, P, vol), CS_OK);
+        for (int s = 0; s < P; s++) {
+            for (int d = 0; d < P; d++) {
+                CS_TEST_CHECK(vol[s * P + d] == pair[s][d],
+                              "plan case %d: volume[%d][%d] %" PRId64
+                              " want %" PRId64,
+                              c, s, d, vol[s * P + d], pair[s][d]);
             }
         }
         cs_eng_plan_t *plan[MAXP];

@@ -17,43 +17,9 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_gemr2d.h"
+#include "shim/shim_call.h"
 #include "shim/shim_trace.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-typedef void (*gemr2d_f_t)(const int *, const int *, void *, const int *,
-                           const int *, const int *, void *, const int *,
-                           const int *, const int *, const int *);
-typedef void (*gemr2d_c_t)(int, int, void *, int, int, const int *, void *,
-                           int, int, const int *, int);
-
-/* The real routine, through the ABI the application used if possible. */
-static void call_real(const cs_shim_gemr2d_args_t *g)
-{
-    int fortran = g->spelling != CS_SHIM_SP_C;
-    cs_shim_fn_t fn = cs_shim_real(g->routine, fortran);
-    if (!fn) {
-        fortran = !fortran;
-        fn = cs_shim_real(g->routine, fortran);
-    }
-    if (!fn) {
-        cs_shim_fatal("no real %s found after the shim: the application is "
-                      "not linked with ScaLAPACK",
-                      cs_shim_routines[g->routine].lower);
-    }
-    if (fortran) {
-        gemr2d_f_t f = (gemr2d_f_t)fn;
-        f(&g->m, &g->n, g->a, &g->ia, &g->ja, g->desca, g->b, &g->ib, &g->jb,
-          g->descb, &g->ictxt);
-    } else {
-        gemr2d_c_t f = (gemr2d_c_t)fn;
-        f(g->m, g->n, g->a, g->ia, g->ja, g->desca, g->b, g->ib, g->jb,
-          g->descb, g->ictxt);
-    }
-}
 
 /* ------------------------------------------------------------ the table */
 
@@ -312,25 +278,44 @@ static void grid_str(const int *tab, const grid_t *gr, char *buf, size_t len)
              row ? 'R' : col ? 'C' : 'M');
 }
 
-static int engine_threads(const cs_config_t *cfg)
+/*
+ * p?trmr2d's trapezoid (scalapack-semantics.md 2.7, ScaLAPACK's rule, not
+ * LAPACK's): with (i, j) 0-based in the m x n sub-matrix, UPLO 'U' copies
+ * i <= j + max(0, m - n) - unit, anything else i >= j - max(0, n - m) +
+ * unit; unit means "skip the diagonal": for 'U' every DIAG but 'N'/'n',
+ * for lower only 'U'/'u'.
+ */
+static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
 {
-#ifdef _OPENMP
-    if (omp_in_parallel()) {
-        return 1;
+    char u = g->uplo[0], d = g->diag[0];
+    int64_t m = g->m, n = g->n;
+    if (u == 'U' || u == 'u') {
+        int unit = !(d == 'N' || d == 'n');
+        op->mask = CS_ENG_MASK_UPPER;
+        op->mask_k = (m > n ? m - n : 0) - unit;
+    } else {
+        int unit = d == 'U' || d == 'u';
+        op->mask = CS_ENG_MASK_LOWER;
+        op->mask_k = -(n > m ? n - m : 0) + unit;
     }
-    return cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
-#else
-    (void)cfg;
-    return 1;
-#endif
 }
 
 /* Collective part: table, decision, engine.  Fills rec and trace; on a
  * fallback decision the caller runs the real routine. */
-static void serve(const cs_shim_gemr2d_args_t *g, const cs_config_t *cfg,
+static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                   cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
     const char *name = cs_shim_routines[g->routine].lower;
+    if (g->m == 0 || g->n == 0) {
+        return; /* ScaLAPACK returns at once, reading nothing: so do we */
+    }
+    int pr, pc, myr, myc;
+    cs_shim_gridinfo(g->ictxt, &pr, &pc, &myr, &myc);
+    if (pr < 1 || myr < 0 || myr >= pr || myc < 0 || myc >= pc) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_CTXT_NEG1;
+        return;
+    }
     MPI_Comm comm;
     if (cs_shim_ctxt_comm(g->ictxt, &comm) != CS_OK) {
         cs_shim_fatal("%s: cannot get the communicator of ICTXT %d", name,
@@ -369,111 +354,38 @@ static void serve(const cs_shim_gemr2d_args_t *g, const cs_config_t *cfg,
         cs_eng_layout_t la, lb;
         build_layout(&ga, g->desca[1] >= 0 ? g->desca[8] : 1, &la);
         build_layout(&gb, g->descb[1] >= 0 ? g->descb[8] : 1, &lb);
-        cs_eng_op_t op = {g->m, g->n, g->ia - 1, g->ja - 1, g->ib - 1,
-                          g->jb - 1, cs_shim_routines[g->routine].esize};
-        cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+        cs_eng_op_t op = {.m = g->m,
+                          .n = g->n,
+                          .ia = g->ia - 1,
+                          .ja = g->ja - 1,
+                          .ib = g->ib - 1,
+                          .jb = g->jb - 1,
+                          .esize = cs_shim_routines[g->routine].esize,
+                          .type = CS_ENG_T_RAW};
+        if (g->uplo) {
+            trapezoid(g, &op);
+        }
         cs_eng_plan_t *plan = NULL;
-        cs_status_t st = cs_eng_plan_create(&la, &lb, &op, me, &plan);
-        if (st == CS_OK) {
-            st = cs_eng_plan_reserve(plan, &opts);
-        }
-        int local = st == CS_OK ? 0 : 2;
-        if (local == 0 && cfg->max_memory >= 0 &&
-            cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
-            local = 1;
-        }
+        cs_eng_exec_opts_t opts;
+        cs_status_t st;
+        int local = cs_shim_engine_prepare(&la, &lb, &op, me, cfg, &opts,
+                                           &plan, &st);
         /* RATIONALE: only a finite memory cap makes a refusal likely
          * enough to pay a second reduction on every call; without one a
-         * local failure (malloc) is fatal below. */
+         * local failure (malloc) is fatal. */
         int worst = local;
         if (cfg->max_memory >= 0) {
             MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm);
         }
-        if (worst == 1 || (worst == 2 && local == 0)) {
-            rec->path = CS_SHIM_PATH_FALLBACK;
-            rec->reason = CS_SHIM_REASON_MEMORY;
-            cs_eng_plan_destroy(plan);
-            plan = NULL;
-        } else if (worst == 2) {
-            cs_shim_fatal("%s: the engine could not prepare the call: %s",
-                          name, cs_status_str(st));
-        }
-        if (plan) {
-            cs_eng_plan_execute(plan, g->a, g->b, comm, &opts, &rec->vol);
-            cs_eng_plan_destroy(plan);
-        }
+        cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
+                              &opts, rec);
     }
     free(ga.rank);
     free(gb.rank);
     free(tab);
 }
 
-void cs_shim_gemr2d(const cs_shim_gemr2d_args_t *g)
+void cs_shim_redist(const cs_shim_call_t *g)
 {
-    const cs_config_t *cfg = cs_cfg_get();
-    cs_shim_record_t rec = {g->routine, g->spelling, CS_SHIM_PATH_ENGINE,
-                            CS_SHIM_REASON_NONE, 0.0, {0}};
-    if (cfg->disable || !cs_shim_enabled) {
-        call_real(g);
-        return;
-    }
-    if (cs_shim_depth > 0) {
-        rec.path = CS_SHIM_PATH_NESTED;
-        rec.reason = CS_SHIM_REASON_NESTED;
-        call_real(g);
-        cs_shim_stats_record(&rec);
-        return;
-    }
-    cs_shim_trace_t tr = {.args = g};
-    double t0 = cs_shim_now();
-    cs_shim_depth++;
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (!up || down) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_MPI_NOT_READY;
-        call_real(g);
-        cs_shim_depth--;
-        rec.t = cs_shim_now() - t0;
-        cs_shim_stats_record(&rec);
-        return;
-    }
-    cs_shim_init_once();
-    const char *name = cs_shim_routines[g->routine].lower;
-    int pr, pc, myr, myc;
-    if (g->m == 0 || g->n == 0) {
-        /* ScaLAPACK returns at once, reading nothing: so do we */
-    } else if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_ALWAYS;
-    } else if (!cs_cfg_routine_enabled(cfg, name)) {
-        rec.path = CS_SHIM_PATH_PASSTHROUGH;
-        rec.reason = CS_SHIM_REASON_ROUTINE_OFF;
-    } else if (g->m > 0 && g->n > 0 &&
-               (int64_t)g->m * g->n < cfg->min_elems) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_SMALL;
-    } else {
-        cs_shim_gridinfo(g->ictxt, &pr, &pc, &myr, &myc);
-        if (pr < 1 || myr < 0 || myr >= pr || myc < 0 || myc >= pc) {
-            rec.path = CS_SHIM_PATH_FALLBACK;
-            rec.reason = CS_SHIM_REASON_CTXT_NEG1;
-        } else {
-            serve(g, cfg, &rec, &tr);
-        }
-    }
-    if (rec.path == CS_SHIM_PATH_FALLBACK &&
-        cfg->fallback == CS_CFG_FALLBACK_NEVER) {
-        cs_shim_fatal("%s: the engine did not take this call (reason %s) "
-                      "and COSTA_SHIM_FALLBACK=never",
-                      name, cs_shim_reason_str(rec.reason));
-    }
-    if (rec.path != CS_SHIM_PATH_ENGINE) {
-        call_real(g);
-    }
-    cs_shim_depth--;
-    rec.t = cs_shim_now() - t0;
-    cs_shim_stats_record(&rec);
-    cs_shim_trace_gemr2d(cfg, &rec, &tr);
+    cs_shim_front(g, serve);
 }

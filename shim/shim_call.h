@@ -1,0 +1,94 @@
+/*
+ * shim/shim_call.h - one normalised record per intercepted call, filled by
+ * every exported spelling of every family, and the routines serving them.
+ */
+#ifndef CS_SHIM_SHIM_CALL_H
+#define CS_SHIM_SHIM_CALL_H
+
+#include "shim/shim.h"
+
+/*
+ * Arguments of one call, normalised from either ABI.  B is the target (C
+ * of the PBLAS routines).  Character arguments keep the caller's pointer
+ * and hidden Fortran length so the real routine gets exactly what the
+ * application passed.
+ */
+typedef struct {
+    int routine;        /* cs_shim_routine_id_t */
+    int spelling;       /* cs_shim_spelling_t */
+    int m, n;
+    void *a;
+    int ia, ja;
+    const int *desca;
+    void *b;
+    int ib, jb;
+    const int *descb;
+    int ictxt;          /* p?gemr2d, p?trmr2d */
+    const void *alpha;  /* p?tran*, p?geadd, p?tradd: scalar or {re, im} */
+    const void *beta;
+    const char *uplo;   /* p?trmr2d, p?tradd */
+    const char *diag;   /* p?trmr2d */
+    const char *trans;  /* p?geadd, p?tradd */
+    size_t len1, len2;  /* hidden lengths of the character arguments */
+    const int *pm, *pn; /* the caller's pointers, for the real Fortran */
+    const int *pia, *pja, *pib, *pjb, *pictxt;
+    void *caller;       /* return address in the application */
+} cs_shim_call_t;
+
+struct cs_config;
+struct cs_shim_trace;
+
+/*
+ * A family's part of a call: decide and run the engine, or set rec->path
+ * to a fallback path with its reason (the front door then runs the real
+ * routine).  Called with the nesting depth raised, MPI ready.
+ */
+typedef void (*cs_shim_serve_fn)(const cs_shim_call_t *g,
+                                 const struct cs_config *cfg,
+                                 cs_shim_record_t *rec,
+                                 struct cs_shim_trace *tr);
+
+/* Everything around a family's serve function: switches, nesting guard,
+ * MPI readiness, configuration routing, fallback, statistics, trace. */
+void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve);
+
+/* Serve a p?gemr2d or p?trmr2d call (REDIST semantics).  Collective over
+ * ictxt exactly like the real routine. */
+void cs_shim_redist(const cs_shim_call_t *g);
+
+/* Serve a p?tran, p?tranu, p?tranc, p?geadd or p?tradd call (PBLAS
+ * semantics).  Collective over A's context like the real routine. */
+void cs_shim_pblas(const cs_shim_call_t *g);
+
+/* Run the real routine with the caller's arguments (ABI of the spelling
+ * used if the real library has it).  Aborts with a message if absent. */
+void cs_shim_call_real(const cs_shim_call_t *g);
+
+/*
+ * Build and reserve the engine plan of op on this rank (threads and
+ * overlap from cfg into *opts_p).  Returns 0 when ready, 1 when the plan
+ * needs more than COSTA_SHIM_MAX_MEMORY, 2 when the engine failed (*st_p
+ * says why).  Local: the caller agrees on the worst value across ranks.
+ */
+int cs_shim_engine_prepare(const cs_eng_layout_t *la,
+                           const cs_eng_layout_t *lb, const cs_eng_op_t *op,
+                           int me, const struct cs_config *cfg,
+                           cs_eng_exec_opts_t *opts_p, cs_eng_plan_t **plan_p,
+                           cs_status_t *st_p);
+
+/*
+ * Given this rank's and the worst preparation result, run the plan (path
+ * engine, volumes into rec) or turn the call into a `memory` fallback;
+ * an engine failure is fatal.  Destroys the plan.  Collective over comm
+ * when the plan runs.
+ */
+void cs_shim_engine_finish(const char *name, int local, int worst,
+                           cs_status_t st, cs_eng_plan_t *plan, const void *a,
+                           void *b, MPI_Comm comm,
+                           const cs_eng_exec_opts_t *opts,
+                           cs_shim_record_t *rec);
+
+/* Element type of the engine for a routine's type letter. */
+int cs_shim_eng_type(int routine);
+
+#endif /* CS_SHIM_SHIM_CALL_H */

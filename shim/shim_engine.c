@@ -1,0 +1,67 @@
+/*
+ * shim/shim_engine.c - preparing and running an engine plan for any
+ * family: threads, the memory cap, and what to do when a rank cannot.
+ */
+#include "config/config.h"
+#include "shim/shim_call.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int engine_threads(const cs_config_t *cfg)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) {
+        return 1;
+    }
+    return cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+#else
+    (void)cfg;
+    return 1;
+#endif
+}
+
+int cs_shim_engine_prepare(const cs_eng_layout_t *la,
+                           const cs_eng_layout_t *lb, const cs_eng_op_t *op,
+                           int me, const cs_config_t *cfg,
+                           cs_eng_exec_opts_t *opts_p, cs_eng_plan_t **plan_p,
+                           cs_status_t *st_p)
+{
+    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+    cs_eng_plan_t *plan = NULL;
+    cs_status_t st = cs_eng_plan_create(la, lb, op, me, &plan);
+    if (st == CS_OK) {
+        st = cs_eng_plan_reserve(plan, &opts);
+    }
+    int local = st == CS_OK ? 0 : 2;
+    if (local == 0 && cfg->max_memory >= 0 &&
+        cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
+        local = 1;
+    }
+    *opts_p = opts;
+    *plan_p = plan;
+    *st_p = st;
+    return local;
+}
+
+void cs_shim_engine_finish(const char *name, int local, int worst,
+                           cs_status_t st, cs_eng_plan_t *plan, const void *a,
+                           void *b, MPI_Comm comm,
+                           const cs_eng_exec_opts_t *opts,
+                           cs_shim_record_t *rec)
+{
+    if (local == 2) {
+        cs_shim_fatal("%s: the engine could not prepare the call: %s", name,
+                      cs_status_str(st));
+    }
+    if (worst != 0) {
+        /* over the cap here or elsewhere, or another rank failed (it
+         * aborts the job): nobody runs the plan */
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_MEMORY;
+    } else {
+        cs_eng_plan_execute(plan, a, b, comm, opts, &rec->vol);
+    }
+    cs_eng_plan_destroy(plan);
+}

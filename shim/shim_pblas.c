@@ -1,0 +1,241 @@
+/*
+ * shim/shim_pblas.c - serving the PBLAS transpose-add family: p?tran,
+ * p?tranu, p?tranc, p?geadd and p?tradd (scalapack-semantics.md section 3).
+ *
+ * sub(C) := beta * sub(C) + alpha * op(sub(A)), A and C on the same
+ * context.  Every process of the context is in the grid, so the rank of
+ * grid cell (r, c) in the context's communicator is r * Q + c and no table
+ * has to be exchanged.  Arguments are checked here as PBLAS checks them;
+ * any call PBLAS would reject goes to the real routine, so the user gets
+ * PBLAS's own INFO, message and PB_Cabort path (including a PB_Cabort the
+ * program supplies).  The decision is agreed with one MPI_Allreduce.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "shim/shim_call.h"
+#include "shim/shim_trace.h"
+
+enum { ARG_OK = 0, ARG_UNSUPPORTED = 1, ARG_INVALID = 2 };
+
+/* One matrix operand, decoded from a DTYPE 1 or DTYPE 2 descriptor. */
+typedef struct {
+    int m_, n_, imb, inb, mb, nb, rsrc, csrc, lld;
+} operand_t;
+
+static int64_t local_extent(int64_t n, int first, int nb, int src, int np,
+                            int p)
+{
+    cs_eng_dist_t d;
+    if (src < 0) { /* replicated */
+        return n;
+    }
+    if (cs_eng_dist_cyclic(n, nb, first, src, np, &d) != CS_OK) {
+        return 0;
+    }
+    return cs_eng_dist_local_size(&d, p);
+}
+
+/*
+ * PB_Cchkmat's checks for sub(X) = X(i:i+rows-1, j:j+cols-1), as far as
+ * needed to know whether PBLAS accepts the call (which entry is wrong does
+ * not matter: PBLAS itself reports it).  Local.
+ */
+static int check_operand(const int *d, int rows, int cols, int i, int j,
+                         int ctxt, int p, int q, int myr, int myc,
+                         operand_t *x)
+{
+    if (d[0] == 1) {
+        *x = (operand_t){d[2], d[3], d[4], d[5], d[4], d[5], d[6], d[7], d[8]};
+    } else if (d[0] == 2) {
+        *x = (operand_t){d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]};
+    } else {
+        return ARG_INVALID;
+    }
+    if (d[1] != ctxt || rows < 0 || cols < 0 || i < 1 || j < 1 ||
+        x->imb < 1 || x->inb < 1 || x->mb < 1 || x->nb < 1 ||
+        x->rsrc < -1 || x->rsrc >= p || x->csrc < -1 || x->csrc >= q) {
+        return ARG_INVALID;
+    }
+    if (rows == 0 || cols == 0) {
+        return x->m_ < 0 || x->n_ < 0 || x->lld < 1 ? ARG_INVALID : ARG_OK;
+    }
+    if (x->m_ < 1 || x->n_ < 1 || (int64_t)i - 1 + rows > x->m_ ||
+        (int64_t)j - 1 + cols > x->n_ || x->lld < 1) {
+        return ARG_INVALID;
+    }
+    int64_t lr = local_extent(x->m_, x->imb, x->mb, x->rsrc, p, myr);
+    int64_t lc = local_extent(x->n_, x->inb, x->nb, x->csrc, q, myc);
+    if (lc > 0 && x->lld < (lr > 1 ? lr : 1)) {
+        return ARG_INVALID;
+    }
+    /* RATIONALE: a replicated operand (RSRC or CSRC = -1) is valid, but
+     * it has several owners per element, which the engine's layouts do not
+     * express yet: such calls go to PBLAS. */
+    return x->rsrc < 0 || x->csrc < 0 ? ARG_UNSUPPORTED : ARG_OK;
+}
+
+static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
+{
+    switch (cs_shim_routines[g->routine].type) {
+    case 's':
+        out[0] = *(const float *)v;
+        out[1] = 0.0;
+        break;
+    case 'c':
+        out[0] = ((const float *)v)[0];
+        out[1] = ((const float *)v)[1];
+        break;
+    case 'z':
+        out[0] = ((const double *)v)[0];
+        out[1] = ((const double *)v)[1];
+        break;
+    default:
+        out[0] = *(const double *)v;
+        out[1] = 0.0;
+    }
+}
+
+static void build_layout(const operand_t *x, int p, int q, const int *grid,
+                         cs_eng_layout_t *l)
+{
+    l->rows = (cs_eng_dist_t){0};
+    l->cols = (cs_eng_dist_t){0};
+    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, x->rsrc, p, &l->rows);
+    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, x->csrc, q, &l->cols);
+    l->nprow = p;
+    l->npcol = q;
+    l->grid = grid;
+    l->ld = x->lld;
+    l->order = CS_ENG_COLMAJOR;
+}
+
+static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
+                  cs_shim_record_t *rec, cs_shim_trace_t *tr)
+{
+    const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
+    const char *name = rt->lower;
+    int cplx = rt->type == 'c' || rt->type == 'z';
+    int arg = ARG_OK;
+
+    /* op(A) and, for p?tradd, the trapezoid of sub(C) */
+    char t = rt->family == CS_SHIM_FAM_TRAN ? (rt->conj ? 'C' : 'T')
+                                            : (char)toupper(g->trans[0]);
+    if (t != 'N' && t != 'T' && t != 'C') {
+        arg = ARG_INVALID;
+    }
+    cs_eng_op_t op = {.m = g->m,
+                      .n = g->n,
+                      .ia = g->ia - 1,
+                      .ja = g->ja - 1,
+                      .ib = g->ib - 1,
+                      .jb = g->jb - 1,
+                      .esize = rt->esize,
+                      .type = cs_shim_eng_type(g->routine),
+                      .trans = t != 'N',
+                      .conj = t == 'C' && cplx,
+                      .axpby = 1};
+    if (rt->family == CS_SHIM_FAM_TRADD) {
+        char u = (char)toupper(g->uplo[0]);
+        if (u != 'U' && u != 'L') {
+            arg = ARG_INVALID;
+        }
+        /* p?tradd: the trapezoid of sub(C), LAPACK's rule from its
+         * top-left corner */
+        op.mask = u == 'U' ? CS_ENG_MASK_UPPER : CS_ENG_MASK_LOWER;
+        op.mask_k = 0;
+    }
+    scalar(g, g->alpha, op.alpha);
+    scalar(g, g->beta, op.beta);
+
+    /* every caller must be in A's grid: PBLAS aborts otherwise (-702) */
+    int ctxt = g->desca[1], p, q, myr, myc;
+    cs_shim_gridinfo(ctxt, &p, &q, &myr, &myc);
+    if (p < 1 || myr < 0 || myr >= p || myc < 0 || myc >= q) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_CTXT_NEG1;
+        return;
+    }
+    int arows = op.trans ? g->n : g->m, acols = op.trans ? g->m : g->n;
+    operand_t xa, xc;
+    if (g->m < 0 || g->n < 0) {
+        arg = ARG_INVALID;
+    }
+    if (arg == ARG_OK) {
+        arg = check_operand(g->desca, arows, acols, g->ia, g->ja, ctxt, p, q,
+                            myr, myc, &xa);
+        int argc = check_operand(g->descb, g->m, g->n, g->ib, g->jb, ctxt, p,
+                                 q, myr, myc, &xc);
+        arg = arg > argc ? arg : argc;
+    }
+    int a0 = op.alpha[0] == 0.0 && op.alpha[1] == 0.0;
+    int a1 = op.alpha[0] == 1.0 && op.alpha[1] == 0.0;
+    int b1 = op.beta[0] == 1.0 && op.beta[1] == 0.0;
+    /* RATIONALE: for complex C += alpha * op(A) PBLAS rounds differently
+     * depending on an internal buffering decision: either ZAXPY (inc 1,
+     * which OpenBLAS evaluates as (y + ar*xr) - ai*xi) or its own loop
+     * (y + (ar*xr - ai*xi)).  Bit-identical results cannot be promised
+     * without replaying that decision, so this one case goes to PBLAS. */
+    if (cplx && b1 && !a0 && !a1 && arg == ARG_OK) {
+        arg = ARG_UNSUPPORTED;
+    }
+    if (g->m == 0 || g->n == 0 || (a0 && b1)) {
+        /* PBLAS: checks, then a quick return without communication; each
+         * process decides alone, exactly as PBLAS does */
+        if (arg == ARG_INVALID) {
+            rec->path = CS_SHIM_PATH_FALLBACK;
+            rec->reason = CS_SHIM_REASON_BAD_DESC;
+        }
+        return;
+    }
+
+    MPI_Comm comm;
+    if (cs_shim_ctxt_comm(ctxt, &comm) != CS_OK) {
+        cs_shim_fatal("%s: cannot get the communicator of DESCA(CTXT_) %d",
+                      name, ctxt);
+    }
+    int me = myr * q + myc;
+    int *grid = malloc((size_t)p * (size_t)q * sizeof(int));
+    if (!grid) {
+        cs_shim_fatal("%s: out of memory", name);
+    }
+    for (int k = 0; k < p * q; k++) {
+        grid[k] = k; /* BLACS numbers its communicator row-major */
+    }
+    cs_eng_plan_t *plan = NULL;
+    cs_eng_exec_opts_t opts = {0};
+    cs_status_t st = CS_OK;
+    int local = 0;
+    if (arg == ARG_OK) {
+        cs_eng_layout_t la, lc;
+        build_layout(&xa, p, q, grid, &la);
+        build_layout(&xc, p, q, grid, &lc);
+        local = cs_shim_engine_prepare(&la, &lc, &op, me, cfg, &opts, &plan,
+                                       &st);
+    }
+    /* one reduction: invalid anywhere > unsupported > memory > ok */
+    int code = arg == ARG_INVALID       ? 4
+               : arg == ARG_UNSUPPORTED ? 3
+                                        : local;
+    int worst = code;
+    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (worst >= 3) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC
+                                 : CS_SHIM_REASON_UNSUPPORTED;
+        cs_eng_plan_destroy(plan);
+    } else {
+        snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
+        snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
+        cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
+                              &opts, rec);
+    }
+    free(grid);
+}
+
+void cs_shim_pblas(const cs_shim_call_t *g)
+{
+    cs_shim_front(g, serve);
+}

@@ -1,0 +1,313 @@
+/*
+ * test_apps/unit/relabel_plan.c - command-line planning tool (not a test):
+ * how much process relabeling would save on a redistribution between two
+ * block-cyclic layouts.  Built with the unit tests (no MPI calls; the
+ * engine objects only need the MPI library to link) and wrapped by
+ * scripts/costa-shim-relabel.
+ *
+ *   relabel_plan --m M --n N --a PxQ:MBxNB[:R|C] --b PxQ:MBxNB[:R|C]
+ *                [--esize BYTES] [--budget SECONDS] [--exact] [--perm]
+ *
+ * Both layouts start at process coordinate (0, 0), with plain block-cyclic
+ * blocks; ranks are numbered in each grid's order (R: row-major, the
+ * default, C: column-major), so process r of A and process r of B are the
+ * same rank.  P is the larger grid.  The tool computes the volume matrix
+ * with cs_eng_volume_matrix(), runs cs_rl_solve() (what the shim would
+ * do), and prints the identity, greedy, greedy + swaps and exact crossing
+ * volumes with the time of each step.  The exact solver runs only up to
+ * CS_RL_EXACT_MAX_P unless --exact forces it.
+ * --perm prints "position process" lines of the chosen relabeling.
+ * Exit status: 0, 1 on a solver error, 2 on bad arguments.  It never
+ * prints the test sentinel.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "relabel/relabel.h"
+
+typedef struct {
+    int np, nq;
+    int64_t mb, nb;
+    int colorder;
+} grid_arg_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: relabel_plan --m M --n N --a PxQ:MBxNB[:R|C] "
+            "--b PxQ:MBxNB[:R|C]\n"
+            "                    [--esize BYTES] [--budget SECONDS] "
+            "[--exact] [--perm]\n"
+            "  M x N matrix of BYTES-byte elements (default 8) moved from "
+            "layout A to B,\n"
+            "  each a P x Q process grid with MB x NB blocks, ranks in row "
+            "(R, default)\n"
+            "  or column (C) order; --budget bounds the swap improvement "
+            "(default none);\n"
+            "  --exact also runs the exact solver above the threshold "
+            "(P > %d).\n",
+            CS_RL_EXACT_MAX_P);
+}
+
+static int parse_i64(const char *s, int64_t lo, int64_t *out_p)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || x < lo) {
+        return -1;
+    }
+    *out_p = x;
+    return 0;
+}
+
+/* "PxQ:MBxNB[:R|C]" */
+static int parse_grid(const char *s, grid_arg_t *g)
+{
+    long long p, q, mb, nb;
+    int used = 0;
+    if (sscanf(s, "%lldx%lld:%lldx%lld%n", &p, &q, &mb, &nb, &used) != 4 ||
+        p < 1 || q < 1 || mb < 1 || nb < 1 || p * q > CS_RL_MAX_P) {
+        return -1;
+    }
+    const char *rest = s + used;
+    if (*rest == '\0' || strcmp(rest, ":R") == 0 || strcmp(rest, ":r") == 0) {
+        g->colorder = 0;
+    } else if (strcmp(rest, ":C") == 0 || strcmp(rest, ":c") == 0) {
+        g->colorder = 1;
+    } else {
+        return -1;
+    }
+    g->np = (int)p;
+    g->nq = (int)q;
+    g->mb = mb;
+    g->nb = nb;
+    return 0;
+}
+
+static int build_layout(const grid_arg_t *g, int64_t m, int64_t n,
+                        cs_eng_layout_t *lay, int **grid_p)
+{
+    int *grid = malloc((size_t)g->np * (size_t)g->nq * sizeof(int));
+    if (grid == NULL) {
+        return -1;
+    }
+    for (int r = 0; r < g->np; r++) {
+        for (int c = 0; c < g->nq; c++) {
+            grid[r * g->nq + c] = g->colorder ? c * g->np + r : r * g->nq + c;
+        }
+    }
+    memset(lay, 0, sizeof(*lay));
+    if (cs_eng_dist_cyclic(m, g->mb, g->mb, 0, g->np, &lay->rows) != CS_OK ||
+        cs_eng_dist_cyclic(n, g->nb, g->nb, 0, g->nq, &lay->cols) != CS_OK) {
+        free(grid);
+        return -1;
+    }
+    lay->nprow = g->np;
+    lay->npcol = g->nq;
+    lay->grid = grid;
+    lay->ld = 1;
+    lay->order = CS_ENG_COLMAJOR;
+    *grid_p = grid;
+    return 0;
+}
+
+static double pct(int64_t x, int64_t total)
+{
+    return total > 0 ? 100.0 * (double)x / (double)total : 0.0;
+}
+
+static void print_vol(const char *what, int64_t x, int64_t total)
+{
+    printf("%-14s crossing %20" PRId64 " bytes  %7.3f %%", what, x,
+           pct(x, total));
+}
+
+int main(int argc, char **argv)
+{
+    int64_t m = -1, n = -1, esize = 8;
+    double budget = 0.0;
+    int have_a = 0, have_b = 0, exact_mode = 0, print_perm = 0;
+    grid_arg_t ga, gb;
+    for (int k = 1; k < argc; k++) {
+        const char *o = argv[k];
+        const char *val = k + 1 < argc ? argv[k + 1] : NULL;
+        int bad = 0;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(o, "--exact") == 0) {
+            exact_mode = 1;
+        } else if (strcmp(o, "--perm") == 0) {
+            print_perm = 1;
+        } else if (val == NULL) {
+            bad = 1;
+        } else if (strcmp(o, "--m") == 0) {
+            bad = parse_i64(val, 0, &m);
+            k++;
+        } else if (strcmp(o, "--n") == 0) {
+            bad = parse_i64(val, 0, &n);
+            k++;
+        } else if (strcmp(o, "--esize") == 0) {
+            bad = parse_i64(val, 1, &esize);
+            k++;
+        } else if (strcmp(o, "--budget") == 0) {
+            char *end;
+            budget = strtod(val, &end);
+            bad = end == val || *end != '\0' || budget < 0;
+            k++;
+        } else if (strcmp(o, "--a") == 0) {
+            bad = parse_grid(val, &ga);
+            have_a = !bad;
+            k++;
+        } else if (strcmp(o, "--b") == 0) {
+            bad = parse_grid(val, &gb);
+            have_b = !bad;
+            k++;
+        } else {
+            bad = 1;
+        }
+        if (bad) {
+            fprintf(stderr, "relabel_plan: bad or incomplete option %s%s%s\n",
+                    o, val != NULL ? " " : "", val != NULL ? val : "");
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (m < 0 || n < 0 || !have_a || !have_b) {
+        fprintf(stderr, "relabel_plan: --m, --n, --a and --b are required\n");
+        usage(stderr);
+        return 2;
+    }
+    int pa = ga.np * ga.nq, pb = gb.np * gb.nq;
+    int P = pa > pb ? pa : pb;
+
+    cs_eng_layout_t la, lb;
+    int *grida = NULL, *gridb = NULL;
+    if (build_layout(&ga, m, n, &la, &grida) != 0 ||
+        build_layout(&gb, m, n, &lb, &gridb) != 0) {
+        fprintf(stderr, "relabel_plan: cannot build the layouts\n");
+        return 2;
+    }
+    int64_t *vol = calloc((size_t)P * (size_t)P, sizeof(int64_t));
+    int *perm = malloc((size_t)P * sizeof(int));
+    int *work = malloc((size_t)P * sizeof(int));
+    if (vol == NULL || perm == NULL || work == NULL) {
+        fprintf(stderr, "relabel_plan: out of memory (P = %d)\n", P);
+        return 1;
+    }
+    cs_eng_op_t op = {.m = m, .n = n, .esize = (size_t)esize};
+    double t = now_s();
+    cs_status_t est = cs_eng_volume_matrix(&la, &lb, &op, P, vol);
+    double t_vol = now_s() - t;
+    if (est != CS_OK) {
+        fprintf(stderr, "relabel_plan: volume matrix: %s\n",
+                cs_status_str(est));
+        return 1;
+    }
+    int64_t nnz = 0;
+    for (int64_t k = 0; k < (int64_t)P * P; k++) {
+        nnz += vol[k] != 0;
+    }
+
+    printf("relabel_plan: %" PRId64 " x %" PRId64 " elements of %" PRId64
+           " bytes, A %dx%d:%" PRId64 "x%" PRId64 ":%c -> B %dx%d:%" PRId64
+           "x%" PRId64 ":%c, P %d\n",
+           m, n, esize, ga.np, ga.nq, ga.mb, ga.nb, ga.colorder ? 'C' : 'R',
+           gb.np, gb.nq, gb.mb, gb.nb, gb.colorder ? 'C' : 'R', P);
+
+    /* the production path: what the shim would choose */
+    cs_rl_result_t r;
+    int st = cs_rl_solve(P, vol, budget, perm, &r);
+    if (st != CS_RL_OK) {
+        fprintf(stderr, "relabel_plan: cs_rl_solve: %s\n",
+                cs_rl_status_str(st));
+        return 1;
+    }
+    int64_t total = r.total;
+    printf("%-14s %9.3f s  %d x %d, %" PRId64 " nonzeros, total %" PRId64
+           " bytes\n", "volume matrix", t_vol, P, P, nnz, total);
+    print_vol("identity", r.identity_volume, total);
+    printf("\n");
+    print_vol("greedy", r.greedy_volume, total);
+    printf("  %9.3f s\n", r.greedy_s);
+
+    /* greedy + swaps, run here when cs_rl_solve took the exact path */
+    int64_t imp_vol = r.improved_volume, swaps = r.improve_swaps;
+    int passes = r.improve_passes;
+    double t_imp = r.improve_s;
+    if (imp_vol < 0) {
+        st = cs_rl_solve_greedy(P, vol, 0, work);
+        if (st == CS_RL_OK) {
+            t = now_s();
+            st = cs_rl_improve(P, vol, CS_RL_IMPROVE_MAX_PASSES, budget, work,
+                               &passes, &swaps);
+            t_imp = now_s() - t;
+        }
+        if (st != CS_RL_OK) {
+            fprintf(stderr, "relabel_plan: greedy: %s\n",
+                    cs_rl_status_str(st));
+            return 1;
+        }
+        imp_vol = cs_rl_crossing_volume(P, vol, work);
+    }
+    print_vol("greedy+swaps", imp_vol, total);
+    printf("  %9.3f s  (%d passes, %" PRId64 " swaps)\n", t_imp, passes,
+           swaps);
+
+    int64_t ex_vol = r.exact_volume;
+    double t_ex = r.exact_s;
+    if (ex_vol < 0 && exact_mode > 0) {
+        t = now_s();
+        st = cs_rl_solve_exact(P, vol, work);
+        t_ex = now_s() - t;
+        if (st != CS_RL_OK) {
+            fprintf(stderr, "relabel_plan: exact: %s\n",
+                    cs_rl_status_str(st));
+            return 1;
+        }
+        ex_vol = cs_rl_crossing_volume(P, vol, work);
+    }
+    if (ex_vol >= 0) {
+        print_vol("exact", ex_vol, total);
+        printf("  %9.3f s\n", t_ex);
+        if (imp_vol >= 0 && ex_vol > 0) {
+            printf("%-14s greedy %.4f x, greedy+swaps %.4f x the optimum\n",
+                   "ratio", (double)r.greedy_volume / (double)ex_vol,
+                   (double)imp_vol / (double)ex_vol);
+        }
+    } else {
+        printf("%-14s skipped (P %d > threshold %d)\n", "exact", P,
+               CS_RL_EXACT_MAX_P);
+    }
+    static const char *const method[] = {"identity", "greedy+swaps",
+                                         "exact"};
+    printf("%-14s %s: crossing %" PRId64 " bytes, saves %" PRId64
+           " bytes (%.3f %% of the total), cs_rl_solve %.3f s\n",
+           "chosen", method[r.method], r.volume,
+           r.identity_volume - r.volume,
+           pct(r.identity_volume - r.volume, total), r.total_s);
+    if (print_perm) {
+        for (int j = 0; j < P; j++) {
+            printf("%d %d\n", j, perm[j]);
+        }
+    }
+    free(work);
+    free(perm);
+    free(vol);
+    free(gridb);
+    free(grida);
+    return 0;
+}
