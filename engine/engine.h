@@ -161,6 +161,13 @@ typedef struct {
     double beta[2];
     int mask;           /* cs_eng_mask_t */
     int64_t mask_k;
+    /* p?tradd computes in three steps: c1 = beta * c (0 when beta = 0, c
+     * when beta = 1), t = alpha * op(a) (op(a) when alpha = 1), then
+     * c1 + t through ?AXPY with alpha one (complex: re = (c1r + 1*tr) -
+     * 0*ti, im = (c1i + 1*ti) + 0*tr, OpenBLAS's order).  tradd = 1 selects
+     * that order, which differs from the general case in signed zeros and
+     * rounding. */
+    int tradd;
 } cs_eng_op_t;
 
 /* Per-call execution settings (the shim fills them from its configuration;

@@ -94,7 +94,8 @@ typedef enum {
     CS_XM_AB0,      /* d = alpha op(s)           beta = 0 */
     CS_XM_AB,       /* d = alpha op(s) + beta d */
     CS_XM_AB1,      /* d = d + alpha op(s)       beta = 1 */
-    CS_XM_NOP       /* nothing                   alpha = 0, beta = 1 */
+    CS_XM_NOP,      /* nothing                   alpha = 0, beta = 1 */
+    CS_XM_TRADD     /* PBLAS p?tradd's order, see cs_eng_op_t.tradd */
 } cs_eng_xmode_t;
 
 typedef struct {
@@ -105,6 +106,7 @@ typedef struct {
     double alpha[2], beta[2];
     int mask;        /* cs_eng_mask_t */
     int64_t mask_k;
+    int a1, b0, b1;  /* alpha = 1, beta = 0, beta = 1 (for CS_XM_TRADD) */
 } cs_eng_xform_t;
 
 /* The kernel settings of an operation. */

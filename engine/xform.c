@@ -32,8 +32,13 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
     int a1 = op->alpha[0] == 1.0 && (!cplx || op->alpha[1] == 0.0);
     int b0 = op->beta[0] == 0.0 && (!cplx || op->beta[1] == 0.0);
     int b1 = op->beta[0] == 1.0 && (!cplx || op->beta[1] == 0.0);
+    x.a1 = a1;
+    x.b0 = b0;
+    x.b1 = b1;
     if (!op->axpby) {
         x.mode = CS_XM_COPY;
+    } else if (op->tradd && !a0) {
+        x.mode = CS_XM_TRADD;
     } else if (a0) {
         x.mode = b0 ? CS_XM_ZERO : b1 ? CS_XM_NOP : CS_XM_BSCALE;
     } else if (a1) {
@@ -48,41 +53,53 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XNAME(x) x##_s
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((float)(re))
+#define CS_XAXPY1(c, t) ((c) + (t))
 #include "engine/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
 #undef CS_XMAKE
+#undef CS_XAXPY1
 
 #define CS_XT double
 #define CS_XNAME(x) x##_d
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((double)(re))
+#define CS_XAXPY1(c, t) ((c) + (t))
 #include "engine/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
 #undef CS_XMAKE
+#undef CS_XAXPY1
 
 #define CS_XT float _Complex
 #define CS_XNAME(x) x##_c
 #define CS_XCONJ(v) conjf(v)
 #define CS_XMAKE(re, im) CMPLXF((float)(re), (float)(im))
+#define CS_XAXPY1(c, t)                                                       \
+    CMPLXF((crealf(c) + 1.0f * crealf(t)) - 0.0f * cimagf(t),                 \
+           (cimagf(c) + 1.0f * cimagf(t)) + 0.0f * crealf(t))
 #include "engine/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
 #undef CS_XMAKE
+#undef CS_XAXPY1
 
 #define CS_XT double _Complex
 #define CS_XNAME(x) x##_z
 #define CS_XCONJ(v) conj(v)
 #define CS_XMAKE(re, im) CMPLX((re), (im))
+#define CS_XAXPY1(c, t)                                                       \
+    CMPLX((creal(c) + 1.0 * creal(t)) - 0.0 * cimag(t),                       \
+          (cimag(c) + 1.0 * cimag(t)) + 0.0 * creal(t))
 #include "engine/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
 #undef CS_XMAKE
+#undef CS_XAXPY1
 
 /* Bit copy of the masked part, column by column. */
 static void copy_masked(const cs_eng_xform_t *x, int64_t rows, int64_t cols,

@@ -5,6 +5,7 @@
  *   CS_XNAME(x)  name of the generated function: x ## _suffix
  *   CS_XCONJ(v)  complex conjugate of v (identity for real types)
  *   CS_XMAKE(re, im)  a CS_XT from two doubles
+ *   CS_XAXPY1(c, t)   c + t as ?AXPY with alpha one computes it
  * RATIONALE: each precision must compute in its own precision (Fortran REAL
  * arithmetic is single precision), so the kernel is written once and
  * instantiated per type instead of computing in double.  No include guard:
@@ -13,8 +14,8 @@
 
 /* One element; `mode` is a compile-time constant at every call site. */
 static inline __attribute__((always_inline)) void
-CS_XNAME(elem)(int mode, int cj, CS_XT alpha, CS_XT beta, const CS_XT *s,
-               CS_XT *d)
+CS_XNAME(elem)(int mode, const cs_eng_xform_t *x, int cj, CS_XT alpha,
+               CS_XT beta, const CS_XT *s, CS_XT *d)
 {
     CS_XT a = 0;
     if (mode != CS_XM_ZERO && mode != CS_XM_BSCALE) {
@@ -45,6 +46,12 @@ CS_XNAME(elem)(int mode, int cj, CS_XT alpha, CS_XT beta, const CS_XT *s,
     case CS_XM_AB1:
         *d = *d + alpha * a;
         break;
+    case CS_XM_TRADD: {
+        CS_XT c1 = x->b0 ? CS_XMAKE(0.0, 0.0) : x->b1 ? *d : beta * *d;
+        CS_XT t = x->a1 ? a : alpha * a;
+        *d = CS_XAXPY1(c1, t);
+        break;
+    }
     }
 }
 
@@ -70,7 +77,7 @@ CS_XNAME(loop)(int mode, const cs_eng_xform_t *x, int64_t rows, int64_t cols,
                 int64_t lo = r0, hi = r1;
                 cs_eng_mask_rows(x, i0, j0 + c, &lo, &hi);
                 for (int64_t r = lo; r < hi; r++) {
-                    CS_XNAME(elem)(mode, cj, alpha, beta,
+                    CS_XNAME(elem)(mode, x, cj, alpha, beta,
                                    sp + r * srs + c * scs,
                                    dp + r * drs + c * dcs);
                 }
@@ -115,6 +122,10 @@ static void CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows,
         break;
     case CS_XM_AB1:
         CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, srs, scs, d, drs, dcs,
+                       i0, j0);
+        break;
+    case CS_XM_TRADD:
+        CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs,
                        i0, j0);
         break;
     default:

@@ -250,9 +250,11 @@ out:
  * which can be positive only if vol[b][j1] > 0 or vol[a][j2] > 0.  So a
  * pass walks the rows: for every process b and every position j1 with
  * vol[b][j1] > 0 it tries to move b from its position j2 to j1.  Every
- * improving pair is met from one of its sides; the rows are read in
- * order, and only vol[a][j2] is a random access, so a pass costs O(P^2)
- * sequential plus O(nnz) random reads, with O(P) memory.
+ * improving pair is met from one of its sides.  The rows are read in
+ * order; vol[a][j2] is a cache miss (column j2, row a = perm[j1]), so it
+ * is read only when vol[b][j1] + (largest entry of column j2) beats the
+ * kept volume of both positions, which after the greedy is rare.  A pass
+ * costs O(P^2) sequential reads plus few random ones, with O(P) memory.
  */
 static int rl_improve(int P, const int64_t *vol, int max_passes,
                       double budget_s, int *perm, int *passes_p,
@@ -262,11 +264,19 @@ static int rl_improve(int P, const int64_t *vol, int max_passes,
     int passes = 0;
     int64_t swaps = 0;
     int64_t *kept = malloc((size_t)P * sizeof(int64_t));
+    int64_t *colmax = calloc((size_t)P, sizeof(int64_t));
     int *pos = malloc((size_t)P * sizeof(int));
-    if (kept == NULL || pos == NULL) {
+    if (kept == NULL || colmax == NULL || pos == NULL) {
         free(pos);
+        free(colmax);
         free(kept);
         return CS_RL_ERR_NOMEM;
+    }
+    for (int i = 0; i < P; i++) {
+        const int64_t *row = vol + (int64_t)i * P;
+        for (int j = 0; j < P; j++) {
+            colmax[j] = row[j] > colmax[j] ? row[j] : colmax[j];
+        }
     }
     for (int j = 0; j < P; j++) {
         pos[perm[j]] = j;
@@ -283,9 +293,11 @@ static int rl_improve(int P, const int64_t *vol, int max_passes,
             }
             const int64_t *row = vol + (int64_t)b * P;
             int j2 = pos[b];
+            int64_t lim = colmax[j2] - kept[j2];
             for (int j1 = 0; j1 < P; j1++) {
                 int64_t nb1 = row[j1];
-                if (nb1 == 0 || j1 == j2) {
+                /* nb1 + colmax[j2] <= kept[j1] + kept[j2]: no gain */
+                if (nb1 == 0 || nb1 + lim <= kept[j1] || j1 == j2) {
                     continue;
                 }
                 int a = perm[j1];
@@ -298,6 +310,7 @@ static int rl_improve(int P, const int64_t *vol, int max_passes,
                     kept[j1] = nb1;
                     kept[j2] = na2;
                     j2 = j1;
+                    lim = colmax[j2] - kept[j2];
                     swaps++;
                 }
             }
@@ -313,6 +326,7 @@ static int rl_improve(int P, const int64_t *vol, int max_passes,
         *swaps_p = swaps;
     }
     free(pos);
+    free(colmax);
     free(kept);
     return CS_RL_OK;
 }

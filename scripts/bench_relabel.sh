@@ -32,7 +32,8 @@ mkdir -p "$outdir"
     echo "# $(date -u '+%Y-%m-%dT%H:%M:%SZ') $(hostname)" \
          "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
          "$(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-    echo "# git $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo none)"
+    echo "# git" \
+         "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo none)"
     for grids in "32x32 --" "64x64 --exact"; do
         g=${grids%% *}
         extra=${grids#* }

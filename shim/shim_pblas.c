@@ -146,6 +146,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
          * top-left corner */
         op.mask = u == 'U' ? CS_ENG_MASK_UPPER : CS_ENG_MASK_LOWER;
         op.mask_k = 0;
+        op.tradd = 1;
     }
     scalar(g, g->alpha, op.alpha);
     scalar(g, g->beta, op.beta);

@@ -12,10 +12,12 @@
  * blocks; ranks are numbered in each grid's order (R: row-major, the
  * default, C: column-major), so process r of A and process r of B are the
  * same rank.  P is the larger grid.  The tool computes the volume matrix
- * with cs_eng_volume_matrix(), runs cs_rl_solve() (what the shim would
- * do), and prints the identity, greedy, greedy + swaps and exact crossing
- * volumes with the time of each step.  The exact solver runs only up to
- * CS_RL_EXACT_MAX_P unless --exact forces it.
+ * with cs_eng_volume_matrix(), runs the greedy solver, the swap
+ * improvement and the exact solver one by one and prints their crossing
+ * volumes (bytes and % of the total) with wall and CPU times, then runs
+ * cs_rl_solve() (what the shim would do) and prints its choice.  The
+ * exact solver runs only up to CS_RL_EXACT_MAX_P unless --exact forces
+ * it.
  * --perm prints "position process" lines of the chosen relabeling.
  * Exit status: 0, 1 on a solver error, 2 on bad arguments.  It never
  * prints the test sentinel.
@@ -36,11 +38,40 @@ typedef struct {
     int colorder;
 } grid_arg_t;
 
-static double now_s(void)
+/* wall and CPU time of one step (the CPU time shows what the step costs
+ * when the machine is shared) */
+typedef struct {
+    struct timespec w0, c0;
+    double wall, cpu;
+    char text[48];
+} tm_t;
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return (double)(b->tv_sec - a->tv_sec) +
+           1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static void tm_start(tm_t *t)
+{
+    clock_gettime(CLOCK_MONOTONIC, &t->w0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t->c0);
+}
+
+static void tm_stop(tm_t *t)
+{
+    struct timespec w1, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    t->wall = ts_diff(&t->w0, &w1);
+    t->cpu = ts_diff(&t->c0, &c1);
+}
+
+static const char *fmt_time(tm_t *t)
+{
+    snprintf(t->text, sizeof(t->text), "%8.3f s (cpu %7.3f s)", t->wall,
+             t->cpu);
+    return t->text;
 }
 
 static void usage(FILE *f)
@@ -209,9 +240,10 @@ int main(int argc, char **argv)
         return 1;
     }
     cs_eng_op_t op = {.m = m, .n = n, .esize = (size_t)esize};
-    double t = now_s();
+    tm_t t_vol;
+    tm_start(&t_vol);
     cs_status_t est = cs_eng_volume_matrix(&la, &lb, &op, P, vol);
-    double t_vol = now_s() - t;
+    tm_stop(&t_vol);
     if (est != CS_OK) {
         fprintf(stderr, "relabel_plan: volume matrix: %s\n",
                 cs_status_str(est));
@@ -228,77 +260,92 @@ int main(int argc, char **argv)
            m, n, esize, ga.np, ga.nq, ga.mb, ga.nb, ga.colorder ? 'C' : 'R',
            gb.np, gb.nq, gb.mb, gb.nb, gb.colorder ? 'C' : 'R', P);
 
-    /* the production path: what the shim would choose */
+    /* each step on its own, timed */
     cs_rl_result_t r;
-    int st = cs_rl_solve(P, vol, budget, perm, &r);
+    int64_t total;
+    cs_rl_status_t st = cs_rl_vol_check(P, vol, &total, NULL);
     if (st != CS_RL_OK) {
-        fprintf(stderr, "relabel_plan: cs_rl_solve: %s\n",
-                cs_rl_status_str(st));
+        fprintf(stderr, "relabel_plan: %s\n", cs_rl_status_str(st));
         return 1;
     }
-    int64_t total = r.total;
-    printf("%-14s %9.3f s  %d x %d, %" PRId64 " nonzeros, total %" PRId64
-           " bytes\n", "volume matrix", t_vol, P, P, nnz, total);
-    print_vol("identity", r.identity_volume, total);
+    printf("%-14s %s  %d x %d, %" PRId64 " nonzeros, total %" PRId64
+           " bytes\n", "volume matrix", fmt_time(&t_vol), P, P, nnz, total);
+    int64_t id_vol = cs_rl_crossing_volume(P, vol, NULL);
+    print_vol("identity", id_vol, total);
     printf("\n");
-    print_vol("greedy", r.greedy_volume, total);
-    printf("  %9.3f s\n", r.greedy_s);
 
-    /* greedy + swaps, run here when cs_rl_solve took the exact path */
-    int64_t imp_vol = r.improved_volume, swaps = r.improve_swaps;
-    int passes = r.improve_passes;
-    double t_imp = r.improve_s;
-    if (imp_vol < 0) {
-        st = cs_rl_solve_greedy(P, vol, 0, work);
-        if (st == CS_RL_OK) {
-            t = now_s();
-            st = cs_rl_improve(P, vol, CS_RL_IMPROVE_MAX_PASSES, budget, work,
-                               &passes, &swaps);
-            t_imp = now_s() - t;
-        }
-        if (st != CS_RL_OK) {
-            fprintf(stderr, "relabel_plan: greedy: %s\n",
-                    cs_rl_status_str(st));
-            return 1;
-        }
-        imp_vol = cs_rl_crossing_volume(P, vol, work);
+    tm_t tm;
+    tm_start(&tm);
+    st = cs_rl_solve_greedy(P, vol, 0, work);
+    tm_stop(&tm);
+    if (st != CS_RL_OK) {
+        fprintf(stderr, "relabel_plan: greedy: %s\n", cs_rl_status_str(st));
+        return 1;
     }
+    int64_t gr_vol = cs_rl_crossing_volume(P, vol, work);
+    print_vol("greedy", gr_vol, total);
+    printf("  %s\n", fmt_time(&tm));
+
+    /* as cs_rl_solve does above the threshold: improve the better of the
+     * greedy result and the identity */
+    if (id_vol < gr_vol) {
+        for (int j = 0; j < P; j++) {
+            work[j] = j;
+        }
+    }
+    int passes = 0;
+    int64_t swaps = 0;
+    tm_start(&tm);
+    st = cs_rl_improve(P, vol, CS_RL_IMPROVE_MAX_PASSES, budget, work, &passes,
+                       &swaps);
+    tm_stop(&tm);
+    if (st != CS_RL_OK) {
+        fprintf(stderr, "relabel_plan: improve: %s\n", cs_rl_status_str(st));
+        return 1;
+    }
+    int64_t imp_vol = cs_rl_crossing_volume(P, vol, work);
     print_vol("greedy+swaps", imp_vol, total);
-    printf("  %9.3f s  (%d passes, %" PRId64 " swaps)\n", t_imp, passes,
+    printf("  %s  %d passes, %" PRId64 " swaps\n", fmt_time(&tm), passes,
            swaps);
 
-    int64_t ex_vol = r.exact_volume;
-    double t_ex = r.exact_s;
-    if (ex_vol < 0 && exact_mode > 0) {
-        t = now_s();
+    if (P <= CS_RL_EXACT_MAX_P || exact_mode) {
+        tm_start(&tm);
         st = cs_rl_solve_exact(P, vol, work);
-        t_ex = now_s() - t;
+        tm_stop(&tm);
         if (st != CS_RL_OK) {
             fprintf(stderr, "relabel_plan: exact: %s\n",
                     cs_rl_status_str(st));
             return 1;
         }
-        ex_vol = cs_rl_crossing_volume(P, vol, work);
-    }
-    if (ex_vol >= 0) {
+        int64_t ex_vol = cs_rl_crossing_volume(P, vol, work);
         print_vol("exact", ex_vol, total);
-        printf("  %9.3f s\n", t_ex);
-        if (imp_vol >= 0 && ex_vol > 0) {
-            printf("%-14s greedy %.4f x, greedy+swaps %.4f x the optimum\n",
-                   "ratio", (double)r.greedy_volume / (double)ex_vol,
+        printf("  %s\n", fmt_time(&tm));
+        if (ex_vol > 0) {
+            printf("%-14s greedy %.4f x, greedy+swaps %.4f x the optimal "
+                   "crossing volume\n", "ratio",
+                   (double)gr_vol / (double)ex_vol,
                    (double)imp_vol / (double)ex_vol);
         }
     } else {
-        printf("%-14s skipped (P %d > threshold %d)\n", "exact", P,
-               CS_RL_EXACT_MAX_P);
+        printf("%-14s skipped (P %d > threshold %d; --exact forces it)\n",
+               "exact", P, CS_RL_EXACT_MAX_P);
+    }
+
+    /* the production path: what the shim would choose */
+    tm_start(&tm);
+    st = cs_rl_solve(P, vol, budget, perm, &r);
+    tm_stop(&tm);
+    if (st != CS_RL_OK) {
+        fprintf(stderr, "relabel_plan: cs_rl_solve: %s\n",
+               cs_rl_status_str(st));
+        return 1;
     }
     static const char *const method[] = {"identity", "greedy+swaps",
                                          "exact"};
-    printf("%-14s %s: crossing %" PRId64 " bytes, saves %" PRId64
-           " bytes (%.3f %% of the total), cs_rl_solve %.3f s\n",
-           "chosen", method[r.method], r.volume,
+    printf("%-14s %s, saves %" PRId64 " bytes (%.3f %% of the total); "
+           "cs_rl_solve %s\n", "chosen", method[r.method],
            r.identity_volume - r.volume,
-           pct(r.identity_volume - r.volume, total), r.total_s);
+           pct(r.identity_volume - r.volume, total), fmt_time(&tm));
     if (print_perm) {
         for (int j = 0; j < P; j++) {
             printf("%d %d\n", j, perm[j]);

@@ -5,11 +5,13 @@
  * 1. Small matrices, P <= 8, many random families (uniform, few distinct
  *    values i.e. ties, sparse with zeros, all zero, huge entries): the
  *    exact solver's kept volume equals the brute-force maximum over all
- *    P! permutations; greedy, greedy + swaps and cs_rl_solve() return
+ *    P! permutations; the greedy equals a sort-everything reference
+ *    greedy; greedy, greedy + swaps and cs_rl_solve() return
  *    permutations, never beat the optimum, keep at least half of it, and
  *    swaps and cs_rl_solve() never do worse than their start / identity.
- * 2. Medium matrices (P up to 160): exact against an independent
- *    reference (the textbook O(P^3) Hungarian algorithm with potentials).
+ * 2. Medium matrices (P up to 160): the same checks, with the exact
+ *    optimum from an independent reference (the textbook O(P^3) Hungarian
+ *    algorithm with potentials).
  * 3. Known cases: a permuted diagonal (exact and greedy find crossing 0
  *    and the permutation), the tight factor-2 greedy case, identity kept
  *    when it is optimal, P = 1, argument and overflow errors.
@@ -208,6 +210,71 @@ static int64_t hungarian_max_kept(int P, const int64_t *v)
     return kept;
 }
 
+/* Reference greedy: all nonzero entries sorted by (volume descending,
+ * row, column), taken when row and column are free; leftovers paired with
+ * themselves where both are free, then in increasing order. */
+typedef struct {
+    int64_t v;
+    int i, j;
+} entry_t;
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const entry_t *a = pa, *b = pb;
+    if (a->v != b->v) {
+        return a->v > b->v ? -1 : 1;
+    }
+    if (a->i != b->i) {
+        return a->i < b->i ? -1 : 1;
+    }
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+static void greedy_ref(int P, const int64_t *v, int *perm)
+{
+    entry_t *e = malloc((size_t)P * (size_t)P * sizeof(entry_t));
+    char *rowused = calloc((size_t)P, 1);
+    CS_TEST_ASSERT(e && rowused);
+    size_t n = 0;
+    for (int i = 0; i < P; i++) {
+        for (int j = 0; j < P; j++) {
+            if (v[(int64_t)i * P + j] > 0) {
+                e[n].v = v[(int64_t)i * P + j];
+                e[n].i = i;
+                e[n].j = j;
+                n++;
+            }
+        }
+    }
+    qsort(e, n, sizeof(entry_t), entry_cmp);
+    for (int j = 0; j < P; j++) {
+        perm[j] = -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (!rowused[e[k].i] && perm[e[k].j] < 0) {
+            rowused[e[k].i] = 1;
+            perm[e[k].j] = e[k].i;
+        }
+    }
+    for (int j = 0; j < P; j++) {
+        if (perm[j] < 0 && !rowused[j]) {
+            perm[j] = j;
+            rowused[j] = 1;
+        }
+    }
+    for (int j = 0, i = 0; j < P; j++) {
+        if (perm[j] < 0) {
+            while (rowused[i]) {
+                i++;
+            }
+            perm[j] = i;
+            rowused[i] = 1;
+        }
+    }
+    free(rowused);
+    free(e);
+}
+
 /*
  * Everything every solver must satisfy on v, given the optimum kept
  * volume opt.
@@ -233,6 +300,8 @@ static void check_solvers(int P, const int64_t *v, int64_t opt)
 
     CS_TEST_EQ(cs_rl_solve_greedy(P, v, 0, pg), CS_RL_OK);
     CS_TEST_ASSERT(cs_rl_perm_check(P, pg));
+    greedy_ref(P, v, pi);
+    CS_TEST_ASSERT(memcmp(pg, pi, (size_t)P * sizeof(int)) == 0);
     int64_t kg = kept_of(P, v, pg);
     CS_TEST_ASSERT(kg <= opt);
     CS_TEST_ASSERT(2 * kg >= opt);
@@ -301,7 +370,7 @@ static void test_reference(int scale)
     int n = 0;
     for (int c = 0; c < 12 * scale; c++) {
         int P = (int)rr(9, c % 4 == 0 ? 160 : 60);
-        int64_t *v = malloc((size_t)P * P * sizeof(int64_t));
+        int64_t *v = malloc((size_t)P * (size_t)P * sizeof(int64_t));
         CS_TEST_ASSERT(v);
         random_matrix(P, c % NFAM, v);
         check_solvers(P, v, hungarian_max_kept(P, v));
@@ -318,7 +387,7 @@ static void test_known(void)
     /* a permuted diagonal: V[pi(j)][j] = d_j */
     for (int c = 0; c < 20; c++) {
         int P = (int)rr(2, 300);
-        int64_t *v = calloc((size_t)P * P, sizeof(int64_t));
+        int64_t *v = calloc((size_t)P * (size_t)P, sizeof(int64_t));
         int *pi = malloc((size_t)P * sizeof(int));
         int *pe = malloc((size_t)P * sizeof(int));
         CS_TEST_ASSERT(v && pi && pe);
@@ -408,7 +477,7 @@ static void test_known(void)
 
     /* a time budget stops the improvement but keeps a valid result */
     int P = 400;
-    int64_t *v = malloc((size_t)P * P * sizeof(int64_t));
+    int64_t *v = malloc((size_t)P * (size_t)P * sizeof(int64_t));
     int *pp = malloc((size_t)P * sizeof(int));
     CS_TEST_ASSERT(v && pp);
     random_matrix(P, FAM_UNIFORM, v);

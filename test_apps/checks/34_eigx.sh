@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test_apps/checks/34_eigx.sh - pdsyevx_ / pzheevx_ (which call p?trmr2d_
+# and p?gemr2d_ internally, through p?syntrd / p?hentrd and p?lamr1d) give
+# byte-identical output natively and under the shim.
+#
+# eigx runs on 2 ranks (1x2 grid) and on 4 ranks (2x2 grid, with
+# yield_preload.so when the machine has fewer cores).  The shim runs with
+# its default settings plus COSTA_SHIM_STATS=summary; its JSON report must
+# show engine rows with calls > 0 for pdtrmr2d and pztrmr2d (any spelling)
+# and no row on the fallback or passthrough path.
+# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
+set -uo pipefail
+: "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
+PYTHON=${PYTHON:-python3}
+app=$BUILD_DIR/t/scalapack/eigx
+yield=$BUILD_DIR/t/lib/yield_preload.so
+for f in "$app" "$yield"; do
+    [ -f "$f" ] || { echo "FAIL: $f not built"; exit 1; }
+done
+rm -rf "$CS_OUT"
+mkdir -p "$CS_OUT"
+ncores=$(nproc 2>/dev/null || echo 2)
+
+check_json() {
+    "$PYTHON" - "$1" <<'EOF'
+import glob, json, re, sys
+files = sorted(glob.glob(sys.argv[1] + "/costa_shim.*.json"))
+if len(files) != 1:
+    print("  JSON report: expected 1 file, found %d" % len(files))
+    sys.exit(1)
+rep = json.load(open(files[0]))
+bad, seen = [], {"d": 0, "z": 0}
+for r in rep.get("routines", []):
+    name, path, n = r["routine"], r["path"], r["calls"]
+    if path in ("fallback", "passthrough"):
+        bad.append("%s: %d calls on path %s (reason %s)" % (name, n, path, r["reason"]))
+    m = re.match(r"^C?p([dz])trmr2d_?$", name, re.I)
+    if m and path == "engine":
+        seen[m.group(1).lower()] += n
+for t in "dz":
+    if seen[t] <= 0:
+        bad.append("no engine calls of p%strmr2d in the report" % t)
+for k in rep.get("ranks", []):
+    if k["fallbacks"]:
+        bad.append("rank %d: %d fallbacks" % (k["rank"], k["fallbacks"]))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+fails=0
+for np in 2 4; do
+    dir=$CS_OUT/np$np
+    mkdir -p "$dir/stats"
+    pre=""
+    [ "$np" -gt "$ncores" ] && pre=$yield
+    rcn=0 rcs=0
+    timeout 300 "$MPIEXEC" -n "$np" env ${pre:+LD_PRELOAD=$pre} "$app" \
+        > "$dir/native.out" 2> "$dir/native.err" || rcn=$?
+    timeout 300 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM${pre:+:$pre}" \
+        COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$dir/stats" "$app" \
+        > "$dir/shim.out" 2> "$dir/shim.err" || rcs=$?
+    bad=()
+    [ "$rcn" -eq 0 ] && grep -q '^cs_test: OK' "$dir/native.out" ||
+        bad+=("native run failed (exit $rcn)")
+    [ "$rcs" -eq 0 ] && grep -q '^cs_test: OK' "$dir/shim.out" ||
+        bad+=("shim run failed (exit $rcs)")
+    cmp -s "$dir/native.out" "$dir/shim.out" || bad+=("outputs differ")
+    check_json "$dir/stats" > "$dir/json.txt" || bad+=("shim statistics")
+    if [ "${#bad[@]}" -eq 0 ]; then
+        echo "ok    np=$np: eigenvalues and eigenvector digests identical," \
+             "p?trmr2d on the engine path"
+    else
+        fails=$((fails + 1))
+        echo "FAIL  np=$np: $(IFS=,; echo "${bad[*]}")"
+        sed 's/^/      /' "$dir/json.txt"
+        diff "$dir/native.out" "$dir/shim.out" | head -n 8 | sed 's/^/      /'
+        grep -v '^ *$' "$dir/shim.err" | head -n 8 | sed 's/^/      shim stderr: /'
+    fi
+done
+exit $((fails > 0))
