@@ -32,10 +32,12 @@ OMPFLAGS_0 :=
 OMPFLAGS := $(OMPFLAGS_$(OPENMP))
 
 WARN    := -Wall -Wextra -Werror -Wshadow
-# -ffp-contract=off: the transform kernels must round exactly as ScaLAPACK.
+# -ffp-contract=off: the transform kernels must round exactly as ScaLAPACK;
+# -fcx-fortran-rules: complex products as Fortran computes them (no NaN
+# recovery step, which C99 Annex G would add).
 CFLAGS  ?= $(OPTFLAGS_$(BUILD)) -g
 LIB_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
-              -ffp-contract=off $(OMPFLAGS) -I. $(CFLAGS)
+              -ffp-contract=off -fcx-fortran-rules $(OMPFLAGS) -I. $(CFLAGS)
 LIB_LDFLAGS := -shared -Wl,--version-script=shim/exports.map \
                -Wl,--as-needed -Wl,-z,defs $(OMPFLAGS)
 LIB_LIBS := -ldl -lpthread -lm

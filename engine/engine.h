@@ -166,8 +166,11 @@ typedef struct {
      * c1 + t through ?AXPY with alpha one (complex: re = (c1r + 1*tr) -
      * 0*ti, im = (c1i + 1*ti) + 0*tr, OpenBLAS's order).  tradd = 1 selects
      * that order, which differs from the general case in signed zeros and
-     * rounding. */
+     * rounding.  PBLAS works in panels of tradd_kb (pilaenv) and also adds
+     * a zero to the elements of each diagonal tradd_kb block just outside
+     * the trapezoid (so -0.0 becomes +0.0 there): tradd_kb > 0 does too. */
     int tradd;
+    int64_t tradd_kb;
 } cs_eng_op_t;
 
 /* Per-call execution settings (the shim fills them from its configuration;

@@ -95,7 +95,8 @@ typedef enum {
     CS_XM_AB,       /* d = alpha op(s) + beta d */
     CS_XM_AB1,      /* d = d + alpha op(s)       beta = 1 */
     CS_XM_NOP,      /* nothing                   alpha = 0, beta = 1 */
-    CS_XM_TRADD     /* PBLAS p?tradd's order, see cs_eng_op_t.tradd */
+    CS_XM_TRADD,    /* PBLAS p?tradd's order, see cs_eng_op_t.tradd */
+    CS_XM_HALO      /* d = d + 0 (p?tradd next to its trapezoid) */
 } cs_eng_xmode_t;
 
 typedef struct {
@@ -107,6 +108,8 @@ typedef struct {
     int mask;        /* cs_eng_mask_t */
     int64_t mask_k;
     int a1, b0, b1;  /* alpha = 1, beta = 0, beta = 1 (for CS_XM_TRADD) */
+    int64_t halo_kb; /* p?tradd: panel width, 0 = no halo */
+    int64_t halo_mn; /* p?tradd: min(m, n) */
 } cs_eng_xform_t;
 
 /* The kernel settings of an operation. */
@@ -128,6 +131,37 @@ static inline void cs_eng_mask_rows(const cs_eng_xform_t *x, int64_t i0,
             *lo_p = lo;
         }
     }
+    if (*hi_p < *lo_p) {
+        *hi_p = *lo_p;
+    }
+}
+
+/*
+ * Rows of target column j in the p?tradd halo: the other triangle of the
+ * halo_kb x halo_kb diagonal blocks that start at multiples of halo_kb
+ * along the first min(m, n) rows and columns (PBLAS adds a zero there).
+ * Clips [*lo_p, *hi_p) (block rows, first at target row i0).
+ */
+static inline void cs_eng_halo_rows(const cs_eng_xform_t *x, int64_t i0,
+                                    int64_t j, int64_t *lo_p, int64_t *hi_p)
+{
+    int64_t lo = 0, hi = 0; /* target rows */
+    if (j < x->halo_mn) {
+        int64_t b0 = j / x->halo_kb * x->halo_kb;
+        int64_t b1 = b0 + x->halo_kb < x->halo_mn ? b0 + x->halo_kb
+                                                 : x->halo_mn;
+        if (x->mask == CS_ENG_MASK_UPPER) {
+            lo = j + 1;
+            hi = b1;
+        } else {
+            lo = b0;
+            hi = j;
+        }
+    }
+    lo -= i0;
+    hi -= i0;
+    *lo_p = lo > *lo_p ? lo : *lo_p;
+    *hi_p = hi < *hi_p ? hi : *hi_p;
     if (*hi_p < *lo_p) {
         *hi_p = *lo_p;
     }

@@ -29,8 +29,11 @@ static const int64_t cs_eng_par_min_bytes = (int64_t)1 << 17;
 
 static int64_t max_msg(const cs_eng_exec_opts_t *opts)
 {
-    return opts && opts->max_msg_bytes > 0 ? opts->max_msg_bytes
-                                           : cs_eng_default_max_msg;
+    /* never above the default: each chunk's count must fit an int */
+    return opts && opts->max_msg_bytes > 0 &&
+                   opts->max_msg_bytes < cs_eng_default_max_msg
+               ? opts->max_msg_bytes
+               : cs_eng_default_max_msg;
 }
 
 static int64_t nchunks(int64_t bytes, int64_t chunk)
@@ -110,9 +113,17 @@ static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     for (int64_t j = 0; j < cg->run_count[side]; j++) {
         for (int64_t i = 0; i < rg->run_count[side]; i++) {
             const cs_eng_run_t *r = &rr[i], *c = &cr[j];
-            const char *as = a + (r->offa * ta_rs + c->offa * ta_cs) * es;
-            char *p = pkg + (r->pos * tp_rs + c->pos * tp_cs) * es;
-            char *bd = b + (r->offb * brs + c->offb * bcs) * es;
+            /* only the pointers of the sides this direction touches are
+             * formed (the other base may be NULL) */
+            const char *as = dir != DIR_UNPACK
+                                 ? a + (r->offa * ta_rs + c->offa * ta_cs) * es
+                                 : NULL;
+            char *p = dir != DIR_LOCAL
+                          ? pkg + (r->pos * tp_rs + c->pos * tp_cs) * es
+                          : NULL;
+            char *bd = dir != DIR_PACK
+                           ? b + (r->offb * brs + c->offb * bcs) * es
+                           : NULL;
             if (dir == DIR_PACK) {
                 /* A's orientation: plain copy, long columns */
                 if (tr) {

@@ -265,8 +265,12 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
         st = collect(plan, a, b, me, &send, &recv, &local);
     }
     if (st == CS_OK) {
-        qsort(send.v, (size_t)send.n, sizeof(*send.v), tuple_cmp);
-        qsort(recv.v, (size_t)recv.n, sizeof(*recv.v), tuple_cmp);
+        if (send.n > 1) {
+            qsort(send.v, (size_t)send.n, sizeof(*send.v), tuple_cmp);
+        }
+        if (recv.n > 1) {
+            qsort(recv.v, (size_t)recv.n, sizeof(*recv.v), tuple_cmp);
+        }
         st = tuples_to_peers(plan, &send, &plan->nsend, &plan->send,
                              &plan->send_combo, &plan->send_bytes);
     }

@@ -35,6 +35,10 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
     x.a1 = a1;
     x.b0 = b0;
     x.b1 = b1;
+    if (op->tradd && op->mask != CS_ENG_MASK_NONE) {
+        x.halo_kb = op->tradd_kb;
+        x.halo_mn = op->m < op->n ? op->m : op->n;
+    }
     if (!op->axpby) {
         x.mode = CS_XM_COPY;
     } else if (op->tradd && !a0) {

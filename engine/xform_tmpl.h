@@ -18,15 +18,15 @@ CS_XNAME(elem)(int mode, const cs_eng_xform_t *x, int cj, CS_XT alpha,
                CS_XT beta, const CS_XT *s, CS_XT *d)
 {
     CS_XT a = 0;
-    if (mode != CS_XM_ZERO && mode != CS_XM_BSCALE) {
+    if (mode != CS_XM_ZERO && mode != CS_XM_BSCALE && mode != CS_XM_HALO) {
         a = cj ? CS_XCONJ(*s) : *s;
     }
     switch (mode) {
     case CS_XM_COPY:
         *d = a;
         break;
-    case CS_XM_ZERO:
-        *d = CS_XMAKE(0.0, 0.0);
+    case CS_XM_ZERO: /* PBLAS pads with beta itself: -0.0 stays -0.0 */
+        *d = beta;
         break;
     case CS_XM_BSCALE:
         *d = beta * *d;
@@ -52,6 +52,9 @@ CS_XNAME(elem)(int mode, const cs_eng_xform_t *x, int cj, CS_XT alpha,
         *d = CS_XAXPY1(c1, t);
         break;
     }
+    case CS_XM_HALO: /* p?tradd adds a zero outside the trapezoid */
+        *d = CS_XAXPY1(*d, CS_XMAKE(0.0, 0.0));
+        break;
     }
 }
 
@@ -80,6 +83,16 @@ CS_XNAME(loop)(int mode, const cs_eng_xform_t *x, int64_t rows, int64_t cols,
                     CS_XNAME(elem)(mode, x, cj, alpha, beta,
                                    sp + r * srs + c * scs,
                                    dp + r * drs + c * dcs);
+                }
+                if (mode == CS_XM_TRADD && x->halo_kb > 0) {
+                    lo = r0;
+                    hi = r1;
+                    cs_eng_halo_rows(x, i0, j0 + c, &lo, &hi);
+                    for (int64_t r = lo; r < hi; r++) {
+                        CS_XNAME(elem)(CS_XM_HALO, x, cj, alpha, beta,
+                                       sp + r * srs + c * scs,
+                                       dp + r * drs + c * dcs);
+                    }
                 }
             }
         }

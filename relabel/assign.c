@@ -108,11 +108,13 @@ int64_t cs_rl_crossing_volume(int P, const int64_t *vol, const int *perm)
  *
  * RATIONALE (overflow): with costs in [-C, 0], C the largest entry, the
  * column prices v start as column minima in [-C, 0] and only decrease.
- * Every assigned row is tight (its column minimises c(i, .) - v), which
- * puts all assigned columns' prices within C of each other and at least
- * C below any unassigned column's, and an unassigned column exists while
- * a row is free; so v stays in [-2C, 0], and the reduced costs and
- * Dijkstra labels in [-C, 3C].  C <= INT64_MAX / 16 leaves ample room.
+ * Every assigned row i is tight (its column k minimises c(i, .) - v), so
+ * v[j] <= v[k] + c(i, j) - c(i, k) <= v[k] + C for every column j: no
+ * assigned column's price is more than C below an unassigned column's,
+ * whose price never changes after the column reduction, and an
+ * unassigned column exists while a row is free.  So v stays in [-2C, 0],
+ * and the reduced costs and Dijkstra labels in [-C, 3C]; C <= INT64_MAX
+ * / 16 leaves ample room.
  *
  * RATIONALE (bounded row reduction): the augmenting row reduction phase
  * may in principle ping-pong between rows for a long time on integer

@@ -66,26 +66,35 @@ const char *cs_rl_status_str(cs_rl_status_t status);
 /* ------------------------------------------------------------ limits */
 
 /*
- * Largest P the module accepts: the greedy solver indexes the P * P
- * entries with 32-bit integers.  (A 65535 x 65535 int64 matrix is 32 GiB;
- * real uses are far below.)
+ * Largest P the module accepts: the greedy solver stores column indices
+ * in 16 bits.  (A 65535 x 65535 int64 matrix is 32 GiB; real uses are far
+ * below.)
  */
 #define CS_RL_MAX_P 65535
 
 /*
  * cs_rl_solve() runs the exact solver up to this P and greedy plus swap
- * improvement above.  Measured on the reference machine (Debian 12, 2
- * cores, gcc -O3), cs_rl_solve_exact() on dense uniform random matrices,
- * its slowest input family among those tried (block-cyclic volume
- * matrices, sparse and tied matrices are faster):
- *   P = 256: 0.01 s, 512: 0.06 s, 1024: 0.35 s, 2048: 2.1 s, 4096: 15 s.
- * 1024 is the largest power of two that stays well under 1 s.
+ * improvement above.  CPU seconds of cs_rl_solve_exact() measured on the
+ * reference machine (Debian 12, 2 shared cores, gcc -O3):
+ *
+ *   P                                  256    512   1024   2048   4096
+ *   block-cyclic 64x64 -> 128x128:C  0.000  0.001  0.005  0.025  0.064
+ *   block-cyclic 7x7 -> 11x13        0.001  0.005  0.017  0.107  0.375
+ *   dense uniform random             0.001  0.005  0.019  0.11   0.57
+ *   vol[i][j] = i * j (worst found)  0.012  0.093  0.75   7.2    52
+ *
+ * Volume matrices of real redistributions are easy for Jonker-Volgenant;
+ * the threshold is set by the worst case found, vol[i][j] = i * j (and
+ * similar products), where the row reduction heuristic gets nowhere and
+ * every row needs an O(P^2) augmentation: 1024 is the largest power of
+ * two that stays under 1 s there.
  */
 #define CS_RL_EXACT_MAX_P 1024
 
 /*
- * Swap passes cs_rl_solve() allows the improvement (each pass is
- * O(nonzeros of vol)); the time budget may stop it earlier.
+ * Swap passes cs_rl_solve() allows the improvement (each pass reads vol
+ * once); the time budget may stop it earlier.  On the matrices above the
+ * improvement converges in 1 to 3 passes.
  */
 #define CS_RL_IMPROVE_MAX_PASSES 16
 
@@ -123,16 +132,17 @@ int64_t cs_rl_crossing_volume(int P, const int64_t *vol, const int *perm);
  * minimising the crossing volume), by the Jonker-Volgenant shortest
  * augmenting path algorithm on the dense cost -vol (column reduction,
  * reduction transfer, two bounded augmenting row reduction passes, then
- * Dijkstra augmentation); O(P^3) worst case, O(P^2) memory beyond vol
- * is not needed (O(P) scratch).  Among several optimal permutations the
- * one returned is deterministic but unspecified.
+ * Dijkstra augmentation); O(P^3) time in the worst case (see
+ * CS_RL_EXACT_MAX_P for measured times), O(P) memory besides vol.  Among
+ * several optimal permutations the one returned is deterministic but
+ * unspecified.
  *
  * P: 1..CS_RL_MAX_P.  vol: see the conventions above.  perm_p: out, P
  * ints, written only on success.
  * Returns CS_RL_OK; CS_RL_ERR_INVALID for bad arguments or a negative
- * entry; CS_RL_ERR_LIMIT if an entry exceeds INT64_MAX / (8 (P + 1)) or
- * the total overflows int64 (the dual variables must stay representable;
- * at P = 4096 the entry limit is about 2.8e14 bytes); CS_RL_ERR_NOMEM.
+ * entry; CS_RL_ERR_LIMIT if the total overflows int64 or an entry exceeds
+ * INT64_MAX / 16 (about 5.8e17 bytes; the prices of the dual problem stay
+ * within a few times the largest entry); CS_RL_ERR_NOMEM.
  * Local, thread-safe.
  */
 cs_rl_status_t cs_rl_solve_exact(int P, const int64_t *vol, int *perm_p);
@@ -143,8 +153,9 @@ cs_rl_status_t cs_rl_solve_exact(int P, const int64_t *vol, int *perm_p);
  * and pair process i with position j whenever both are still free; pair
  * the processes and positions left over (whose entries are all zero)
  * with themselves where both are free, then in increasing order.  The
- * kept volume is at least half the optimum.  O(nnz) memory, O(P^2 + nnz)
- * time (an LSD radix sort).
+ * kept volume is at least half the optimum.  O(P + nnz) memory (2 bytes
+ * per nonzero entry), O(P^2 + nnz log P) time (rows sorted one by one,
+ * merged through a heap).
  *
  * improve: if > 0, then run cs_rl_improve() with at most `improve` passes
  * and no time limit on the greedy result (deterministic, never worse).
@@ -156,14 +167,16 @@ cs_rl_status_t cs_rl_solve_greedy(int P, const int64_t *vol, int improve,
                                   int *perm_p);
 
 /*
- * Local improvement by pairwise swaps, in place: exchange the processes
- * of two positions whenever that raises the kept volume (first
- * improvement, positions in increasing order, only pairs with a nonzero
- * entry involved), for at most max_passes passes over all positions, and
- * stop early after a pass without a swap or once time_budget_s seconds
- * (if > 0) have elapsed; the budget is checked every few positions, so it
- * may be overrun by a fraction of one pass.  Never lowers the kept
- * volume.  O(P + nnz) memory, O(nnz) time per pass.
+ * Local improvement by pairwise swaps (2-opt), in place: exchange the
+ * processes of two positions whenever that raises the kept volume.  A
+ * pass takes the processes b in increasing order and, for each position
+ * j1 with vol[b][j1] > 0 in increasing order, swaps b (at position j2)
+ * with the process at j1 if that gains (first improvement); every
+ * improving swap involves such an entry.  At most max_passes passes;
+ * stops early after a pass without a swap, or once time_budget_s seconds
+ * (if > 0) have elapsed (checked every 64 processes, so it may overrun by
+ * a fraction of a pass).  Never lowers the kept volume.  O(P) memory,
+ * O(P^2) sequential reads per pass.
  *
  * perm: in/out permutation (unchanged on error).  passes_p, swaps_p: out,
  * may be NULL: passes started and swaps made.

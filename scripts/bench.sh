@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # scripts/bench.sh - run by `make bench` (which has built everything): runs
-# the pdgemr2d_ benchmark (test_apps/bench/bench_gemr2d.c) on 2 ranks with
-# OMP_NUM_THREADS=1 and libcosta_shim.so preloaded, so native ScaLAPACK and
-# the shim are timed in the same process, and prints the table; a copy goes
-# to bench_out/bench_gemr2d.txt.  Extra arguments go to the benchmark
-# (e.g. scripts/bench.sh --cases ab --reps 5).
+# the MPI benchmarks on 2 ranks with OMP_NUM_THREADS=1 and libcosta_shim.so
+# preloaded, so native ScaLAPACK and the shim are timed in the same process,
+# and prints their tables:
+#   bench_gemr2d  pdgemr2d_ (test_apps/bench/bench_gemr2d.c)
+#                 -> bench_out/bench_gemr2d.txt
+#   bench_tran    pdtran_, pztranu_, pdtrmr2d_, pdgeadd_
+#                 (test_apps/bench/bench_tran.c) -> bench_out/bench_tran.txt
+# then, if it exists, scripts/bench_relabel.sh (its own table and file).
+# Every benchmark runs even if an earlier one fails; the script fails if any
+# did.  Extra arguments go to both MPI benchmarks (e.g.
+# scripts/bench.sh --cases ab --reps 5), not to bench_relabel.sh.
 # Environment (from make): MPIEXEC, BUILD_DIR (relative to the top), PYTHON.
 set -euo pipefail
 
@@ -12,10 +18,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 BUILD_DIR=${BUILD_DIR:-build/release}
 case "$BUILD_DIR" in /*) bdir=$BUILD_DIR ;; *) bdir=$top/$BUILD_DIR ;; esac
-bin=$bdir/t/bench/bench_gemr2d
 shim=$top/libcosta_shim.so
+benches=(bench_gemr2d bench_tran)
 
-for f in "$bin" "$shim"; do
+for f in "$shim" "${benches[@]/#/$bdir/t/bench/}"; do
     if [ ! -e "$f" ]; then
         echo "bench.sh: $f not found; run 'make bench' (it builds first)" >&2
         exit 1
@@ -23,15 +29,44 @@ for f in "$bin" "$shim"; do
 done
 
 outdir=$top/bench_out
-out=$outdir/bench_gemr2d.txt
 mkdir -p "$outdir"
-{
-    echo "# $(date -u '+%Y-%m-%dT%H:%M:%SZ') $(hostname)" \
-         "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
-         "$(nproc) cores"
-    echo "# git $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo none)" \
-         "| LD_PRELOAD=$shim OMP_NUM_THREADS=1 $MPIEXEC -n 2 $bin $*"
-    OMP_NUM_THREADS=1 LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" \
-        "$MPIEXEC" -n 2 "$bin" "$@"
-} | tee "$out"
-echo "(saved to ${out#"$top"/})"
+
+# run_mpi_bench NAME ARGS...: runs one benchmark, tees its table to
+# bench_out/NAME.txt; returns the benchmark's exit status.
+run_mpi_bench() {
+    local name=$1 bin=$bdir/t/bench/$1 out=$outdir/$1.txt rc=0
+    shift
+    {
+        echo "# $(date -u '+%Y-%m-%dT%H:%M:%SZ') $(hostname)" \
+             "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+             "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "# git $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo none)" \
+             "| LD_PRELOAD=$shim OMP_NUM_THREADS=1 $MPIEXEC -n 2 $bin $*"
+        OMP_NUM_THREADS=1 LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" \
+            "$MPIEXEC" -n 2 "$bin" "$@"
+    } | tee "$out" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "bench.sh: $name failed (exit $rc); partial table in" \
+             "${out#"$top"/}" >&2
+    else
+        echo "(saved to ${out#"$top"/})"
+    fi
+    return "$rc"
+}
+
+failed=()
+for b in "${benches[@]}"; do
+    [ "$b" = "${benches[0]}" ] || echo
+    run_mpi_bench "$b" "$@" || failed+=("$b")
+done
+
+relabel=$top/scripts/bench_relabel.sh
+if [ -f "$relabel" ]; then
+    echo
+    BUILD_DIR=$BUILD_DIR bash "$relabel" || failed+=(bench_relabel)
+fi
+
+if [ "${#failed[@]}" -ne 0 ]; then
+    echo "bench.sh: FAILED: ${failed[*]}" >&2
+    exit 1
+fi

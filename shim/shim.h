@@ -138,6 +138,13 @@ cs_shim_fn_t cs_shim_real(int routine, int fortran);
 /* Path of the shared object that holds the real routine ("" if unknown). */
 const char *cs_shim_real_path(int routine);
 
+/* Path of the ScaLAPACK library behind the shim ("" if none found). */
+const char *cs_shim_real_library(void);
+
+/* PILAENV(ctxt, type): ScaLAPACK's panel width (p?tradd works in panels
+ * of it).  32 if the function cannot be found.  Local. */
+int cs_shim_pilaenv(int ctxt, char type);
+
 /* ------------------------------------------------------------ BLACS */
 
 /* Cblacs_gridinfo; all four outputs -1 when ctxt is not a valid grid of

@@ -101,13 +101,11 @@ void cs_shim_init_once(void)
     }
     if (cfg->banner && cs_shim_rank == 0) {
         char line[1024];
+        const char *lib = cs_shim_real_library();
         snprintf(line, sizeof(line),
-                 "costa-shim %s: intercepting p?gemr2d (s,d,c,z,i); real "
-                 "routines from %s",
-                 CS_SHIM_VERSION,
-                 cs_shim_real_path(CS_SHIM_R_PDGEMR2D)[0]
-                     ? cs_shim_real_path(CS_SHIM_R_PDGEMR2D)
-                     : "(not resolved yet)");
+                 "costa-shim %s: serving p?gemr2d, p?trmr2d, p?tran, "
+                 "p?tranu, p?tranc, p?geadd, p?tradd; real routines from %s",
+                 CS_SHIM_VERSION, lib[0] ? lib : "(not found)");
         cs_log_line(2, line);
     }
 }

@@ -147,6 +147,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         op.mask = u == 'U' ? CS_ENG_MASK_UPPER : CS_ENG_MASK_LOWER;
         op.mask_k = 0;
         op.tradd = 1;
+        op.tradd_kb = cs_shim_pilaenv(g->desca[1], rt->type);
     }
     scalar(g, g->alpha, op.alpha);
     scalar(g, g->beta, op.beta);
@@ -178,8 +179,22 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
      * depending on an internal buffering decision: either ZAXPY (inc 1,
      * which OpenBLAS evaluates as (y + ar*xr) - ai*xi) or its own loop
      * (y + (ar*xr - ai*xi)).  Bit-identical results cannot be promised
-     * without replaying that decision, so this one case goes to PBLAS. */
-    if (cplx && b1 && !a0 && !a1 && arg == ARG_OK) {
+     * without replaying that decision, so this one case goes to PBLAS.
+     * p?tradd always scales into a buffer and adds with ?AXPY(one), which
+     * the engine reproduces (cs_eng_op_t.tradd). */
+    int b0 = op.beta[0] == 0.0 && op.beta[1] == 0.0;
+    if (cplx && b1 && !a0 && !a1 && rt->family != CS_SHIM_FAM_TRADD &&
+        arg == ARG_OK) {
+        arg = ARG_UNSUPPORTED;
+    }
+    /* RATIONALE: where PBLAS scales complex data with ?SCAL (alpha = 0:
+     * C := beta C; p?tradd: C := beta C, and alpha op(A) unless
+     * conjugated), OpenBLAS's ?SCAL rounds signed zeros differently from
+     * the product formula (measured: (2,0) * (-0,0) gives +0 real part);
+     * those calls, all local in PBLAS anyway, go to PBLAS. */
+    int tradd_scal = rt->family == CS_SHIM_FAM_TRADD &&
+                     ((!b0 && !b1) || (!a0 && !a1 && !op.conj));
+    if (cplx && arg == ARG_OK && ((a0 && !b0 && !b1) || tradd_scal)) {
         arg = ARG_UNSUPPORTED;
     }
     if (g->m == 0 || g->n == 0 || (a0 && b1)) {

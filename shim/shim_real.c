@@ -68,6 +68,18 @@ const char *cs_shim_real_path(int routine)
     return cs_shim_real_tab[routine].path;
 }
 
+const char *cs_shim_real_library(void)
+{
+    for (int r = 0; r < CS_SHIM_NROUTINES; r++) {
+        if (cs_shim_real_tab[r].path[0]) {
+            return cs_shim_real_tab[r].path;
+        }
+    }
+    /* nothing forwarded yet: look where the real pdgemr2d_ lives */
+    cs_shim_real(CS_SHIM_R_PDGEMR2D, 1);
+    return cs_shim_real_tab[CS_SHIM_R_PDGEMR2D].path;
+}
+
 /* ------------------------------------------------------------ BLACS */
 
 typedef void (*gridinfo_fn)(int, int *, int *, int *, int *);
@@ -119,4 +131,18 @@ MPI_Comm cs_shim_ctxt_system_comm(int ctxt)
     int handle = -1;
     get(ctxt, 10, &handle); /* 10 = SGET_BLACSCONTXT */
     return b2s(handle);
+}
+
+int cs_shim_pilaenv(int ctxt, char type)
+{
+    typedef int (*pilaenv_fn)(const int *, const char *);
+    void *p = dlsym(RTLD_DEFAULT, "pilaenv_");
+    if (!p) {
+        return 32; /* the reference PILAENV's answer */
+    }
+    pilaenv_fn f;
+    memcpy(&f, &p, sizeof(f));
+    char prec = (char)(type - 'a' + 'A');
+    int kb = f(&ctxt, &prec);
+    return kb > 0 ? kb : 32;
 }

@@ -520,7 +520,7 @@ static double cs_rep_mean_ms(const cs_shim_row_t *r)
 
 static void cs_rep_text_header(FILE *f, const cs_rep_t *rep)
 {
-    const char *real = cs_shim_real_path(CS_SHIM_R_PDGEMR2D);
+    const char *real = cs_shim_real_library();
     fputs("@ costa_shim report\n", f);
     fprintf(f, "@ Command        : %s\n", rep->command);
     fprintf(f, "@ Version        : costa_shim %s\n", CS_SHIM_VERSION);
@@ -750,7 +750,7 @@ static void cs_rep_json_row(FILE *f, const cs_shim_row_t *r)
 static void cs_rep_json_meta(FILE *f, const cs_rep_t *rep)
 {
     static const char *const stats[] = {"off", "summary", "full", "local"};
-    const char *real = cs_shim_real_path(CS_SHIM_R_PDGEMR2D);
+    const char *real = cs_shim_real_library();
     int st = (int)rep->cfg->stats;
     fputs("  \"meta\": {\n    \"command\": ", f);
     cs_rep_json_str(f, rep->command);

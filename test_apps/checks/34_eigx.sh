@@ -7,8 +7,9 @@
 # yield_preload.so when the machine has fewer cores).  The shim runs with
 # its default settings plus COSTA_SHIM_STATS=summary; its JSON report must
 # show engine rows with calls > 0 for pdtrmr2d and pztrmr2d (any spelling)
-# and no row on the fallback or passthrough path.
-# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
+# and no row on the fallback or passthrough path (check_stats.py).
+# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
+# CS_TOP.
 set -uo pipefail
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
@@ -21,32 +22,15 @@ rm -rf "$CS_OUT"
 mkdir -p "$CS_OUT"
 ncores=$(nproc 2>/dev/null || echo 2)
 
-check_json() {
-    "$PYTHON" - "$1" <<'EOF'
-import glob, json, re, sys
-files = sorted(glob.glob(sys.argv[1] + "/costa_shim.*.json"))
-if len(files) != 1:
-    print("  JSON report: expected 1 file, found %d" % len(files))
-    sys.exit(1)
-rep = json.load(open(files[0]))
-bad, seen = [], {"d": 0, "z": 0}
-for r in rep.get("routines", []):
-    name, path, n = r["routine"], r["path"], r["calls"]
-    if path in ("fallback", "passthrough"):
-        bad.append("%s: %d calls on path %s (reason %s)" % (name, n, path, r["reason"]))
-    m = re.match(r"^C?p([dz])trmr2d_?$", name, re.I)
-    if m and path == "engine":
-        seen[m.group(1).lower()] += n
-for t in "dz":
-    if seen[t] <= 0:
-        bad.append("no engine calls of p%strmr2d in the report" % t)
-for k in rep.get("ranks", []):
-    if k["fallbacks"]:
-        bad.append("rank %d: %d fallbacks" % (k["rank"], k["fallbacks"]))
-for b in bad:
-    print("  " + b)
-sys.exit(1 if bad else 0)
-EOF
+stats_py=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/test_apps/lib/check_stats.py
+
+# check_stats DIR: engine calls of pdtrmr2d and of pztrmr2d (any spelling),
+# no fallback or passthrough row for any routine
+check_stats() {
+    "$PYTHON" "$stats_py" "$1" --routine-regex '^C?pdtrmr2d_?$' \
+        --min-engine-calls 1 --no-fallback &&
+    "$PYTHON" "$stats_py" "$1" --routine-regex '^C?pztrmr2d_?$' \
+        --min-engine-calls 1 --no-fallback
 }
 
 fails=0
@@ -67,14 +51,14 @@ for np in 2 4; do
     [ "$rcs" -eq 0 ] && grep -q '^cs_test: OK' "$dir/shim.out" ||
         bad+=("shim run failed (exit $rcs)")
     cmp -s "$dir/native.out" "$dir/shim.out" || bad+=("outputs differ")
-    check_json "$dir/stats" > "$dir/json.txt" || bad+=("shim statistics")
+    check_stats "$dir/stats" > "$dir/stats.txt" 2>&1 || bad+=("shim statistics")
     if [ "${#bad[@]}" -eq 0 ]; then
         echo "ok    np=$np: eigenvalues and eigenvector digests identical," \
              "p?trmr2d on the engine path"
     else
         fails=$((fails + 1))
         echo "FAIL  np=$np: $(IFS=,; echo "${bad[*]}")"
-        sed 's/^/      /' "$dir/json.txt"
+        grep -v '^  meta:' "$dir/stats.txt" | sed 's/^/      /'
         diff "$dir/native.out" "$dir/shim.out" | head -n 8 | sed 's/^/      /'
         grep -v '^ *$' "$dir/shim.err" | head -n 8 | sed 's/^/      shim stderr: /'
     fi

@@ -7,6 +7,7 @@ every bitwise comparison).
 
 usage: check_stats.py DIR [--routine-regex RE] [--expect-engine-calls N]
                           [--min-engine-calls N] [--no-fallback]
+                          [--expect-fallback REASON=N]
 
 Reads the single DIR/costa_shim.*.json (error if there is none or several):
   {"schema_version": 1, "meta": {...},
@@ -19,7 +20,10 @@ calls are summed over all ranks.
   --expect-engine-calls N  sum of calls over engine rows matching RE == N
   --min-engine-calls N     that sum >= N
   --no-fallback            no row at all (any routine) with path fallback or
-                           passthrough
+                           passthrough, except those --expect-fallback allows
+  --expect-fallback REASON=N
+                           fallback rows with this reason total exactly N
+                           calls (documented fallbacks, e.g. unsupported)
 
 Prints what it found; exit 0 when every requested condition holds, 1 on a
 mismatch, 2 on a usage or file error.
@@ -44,6 +48,7 @@ def main():
     ap.add_argument("--expect-engine-calls", type=int)
     ap.add_argument("--min-engine-calls", type=int)
     ap.add_argument("--no-fallback", action="store_true")
+    ap.add_argument("--expect-fallback", default=None)
     a = ap.parse_args()
 
     files = sorted(glob.glob(os.path.join(a.dir, "costa_shim.*.json")))
@@ -78,7 +83,16 @@ def main():
     except re.error as e:
         fail("bad --routine-regex: %s" % e, 2)
 
+    allowed_reason, allowed_calls = None, 0
+    if a.expect_fallback:
+        try:
+            allowed_reason, n = a.expect_fallback.split("=", 1)
+            allowed_calls = int(n)
+        except ValueError:
+            fail("bad --expect-fallback %r (want REASON=N)"
+                 % a.expect_fallback, 2)
     engine = 0
+    allowed_seen = 0
     bad_rows = []
     print("  %-14s %-11s %10s  %s" % ("routine", "path", "calls", "reason"))
     for r in rows:
@@ -95,7 +109,9 @@ def main():
                                             "" if match else "  (not matched)"))
         if path == "engine" and match:
             engine += calls
-        if path in ("fallback", "passthrough"):
+        if path == "fallback" and r.get("reason", "") == allowed_reason:
+            allowed_seen += calls
+        elif path in ("fallback", "passthrough"):
             bad_rows.append("%s/%s (%d calls, reason %r)"
                             % (name, path, calls, r.get("reason", "")))
     print("  engine calls matching %r: %d" % (a.routine_regex, engine))
@@ -108,6 +124,10 @@ def main():
     if a.min_engine_calls is not None and engine < a.min_engine_calls:
         print("check_stats: FAIL: engine calls %d, expected at least %d"
               % (engine, a.min_engine_calls))
+        ok = False
+    if allowed_reason is not None and allowed_seen != allowed_calls:
+        print("check_stats: FAIL: %d fallback calls with reason %s, expected %d"
+              % (allowed_seen, allowed_reason, allowed_calls))
         ok = False
     if a.no_fallback and bad_rows:
         print("check_stats: FAIL: fallback/passthrough rows: "

@@ -15,7 +15,7 @@
  * shim can be compared exactly.
  *
  *   gemr2d_sweep --seed S --count N [--start K] [--types sdczi]
- *                [--digest FILE] [--verbose]
+ *                [--digest FILE] [--verbose] [--slow MS]
  *
  * Output: digest lines "cfg <k> rank <r> calls <c> digest <hex64>" (to
  * FILE.<rank> with --digest, else stdout), then from rank 0 one line
@@ -95,6 +95,7 @@ static int g_rank, g_np, g_sysctx;
 static long g_fail;          /* failed checks on this rank */
 static long g_calls, g_calls_mn0;
 static int g_verbose;
+static double g_slow_ms = -1; /* --slow MS: report configs slower than MS */
 
 /* one write per line so that the ranks' lines do not interleave */
 #define FAILF(...)                                                            \
@@ -870,7 +871,8 @@ static void usage(void)
 {
     if (g_rank == 0)
         fprintf(stderr, "usage: gemr2d_sweep --seed S --count N [--start K] "
-                        "[--types sdczi] [--digest FILE] [--verbose]\n");
+                        "[--types sdczi] [--digest FILE] [--verbose] "
+                        "[--slow MS]\n");
     MPI_Finalize();
     exit(2);
 }
@@ -899,6 +901,8 @@ int main(int argc, char **argv)
             digest = argv[++i];
         else if (!strcmp(argv[i], "--verbose"))
             g_verbose = 1;
+        else if (!strcmp(argv[i], "--slow") && i + 1 < argc)
+            g_slow_ms = atof(argv[++i]);
         else
             usage();
     }
@@ -922,8 +926,15 @@ int main(int argc, char **argv)
     static cfg_t c;
     rng_t r;
     for (int k = start; k < start + count; k++) {
+        double tc = MPI_Wtime();
         draw_config(seed, k, types, &c, &r);
         run_config(&c, &r, dig);
+        tc = MPI_Wtime() - tc;
+        if (g_slow_ms >= 0 && g_rank == 0 && tc * 1e3 > g_slow_ms) {
+            char desc[4096];
+            describe(&c, desc, sizeof desc);
+            fprintf(stderr, "slow (%.1f ms): %s\n", tc * 1e3, desc);
+        }
     }
     double t1 = MPI_Wtime();
     if (dig != stdout)

@@ -494,7 +494,51 @@ static void test_known(void)
                    cs_rl_crossing_volume(P, v, NULL));
     free(pp);
     free(v);
-    printf("known cases: permuted diagonal, factor 2, identity, errors\n");
+
+    /* above the exact threshold: greedy + swaps, never worse than the
+     * identity, and the identity itself when it is best */
+    P = CS_RL_EXACT_MAX_P + 1;
+    v = calloc((size_t)P * (size_t)P, sizeof(int64_t));
+    pp = malloc((size_t)P * sizeof(int));
+    int *pi = malloc((size_t)P * sizeof(int));
+    CS_TEST_ASSERT(v && pp && pi);
+    random_perm(P, pi);
+    for (int j = 0; j < P; j++) {
+        v[(int64_t)pi[j] * P + j] = rr(1, 1000);
+        for (int k = 0; k < 3; k++) {
+            v[rr(0, (int64_t)P * P - 1)] += rr(0, 1500);
+        }
+    }
+    CS_TEST_EQ(cs_rl_solve(P, v, 0.0, pp, &r), CS_RL_OK);
+    CS_TEST_ASSERT(cs_rl_perm_check(P, pp));
+    CS_TEST_EQ(r.method, CS_RL_METHOD_GREEDY);
+    CS_TEST_EQ(r.exact_volume, -1);
+    CS_TEST_EQ(r.volume, r.improved_volume);
+    CS_TEST_EQ(r.volume, cs_rl_crossing_volume(P, v, pp));
+    CS_TEST_ASSERT(r.volume <= r.greedy_volume);
+    CS_TEST_ASSERT(r.volume < r.identity_volume);
+    CS_TEST_ASSERT(r.improve_passes >= 1);
+    int *pe = malloc((size_t)P * sizeof(int));
+    CS_TEST_ASSERT(pe);
+    CS_TEST_EQ(cs_rl_solve_exact(P, v, pe), CS_RL_OK);
+    int64_t kopt = total_of(P, v) - cs_rl_crossing_volume(P, v, pe);
+    CS_TEST_ASSERT(r.volume >= total_of(P, v) - kopt);
+    CS_TEST_ASSERT(2 * (r.total - r.volume) >= kopt);
+    /* a dominant diagonal: the identity is optimal and returned */
+    for (int j = 0; j < P; j++) {
+        v[(int64_t)j * P + j] = 1000000;
+    }
+    CS_TEST_EQ(cs_rl_solve(P, v, 0.0, pp, &r), CS_RL_OK);
+    CS_TEST_EQ(r.method, CS_RL_METHOD_IDENTITY);
+    for (int j = 0; j < P; j++) {
+        CS_TEST_EQ(pp[j], j);
+    }
+    free(pe);
+    free(pi);
+    free(pp);
+    free(v);
+    printf("known cases: permuted diagonal, factor 2, identity, errors, "
+           "P > threshold\n");
 }
 
 /* ------------------------------------------------------------ 4 */

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# test_apps/checks/50_report_tool.sh - scripts/costa_shim_report.py on the
+# reports and traces of a real run: bench_gemr2d case e (200x200
+# pdgemr2d_, 3 reps) on 2 ranks under the shim, three times:
+#   new/   engine run, COSTA_SHIM_STATS=summary, trace on (%r log files)
+#   base/  the same with COSTA_SHIM_FALLBACK=always (ScaLAPACK, timed)
+#   local/ the engine run with COSTA_SHIM_STATS=local (per-rank CSVs)
+# and checks that
+#   (a) `summary` of the JSON and of the CSV reproduce the JSON's calls,
+#       bytes and message counts exactly (Bytes and messages section);
+#   (b) `compare base new` prints a speed-up line for pdgemr2d_ and a total;
+#   (c) `plot --trace` writes one HTML page with figures chart-1..chart-5,
+#       each an <svg> with a <figcaption>, and no external resource;
+#   (d) `trace2csv` gives one row per trace line with the expected columns;
+#   (e) `summary` of the per-rank CSVs gives the same totals as (a);
+#   (f) `replay` prints a replay_call command line with the logged
+#       arguments; (g) user errors exit 2 without a Python traceback.
+# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
+# CS_TOP.
+set -uo pipefail
+: "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
+PYTHON=${PYTHON:-python3}
+top=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+tool=$top/scripts/costa_shim_report.py
+app=$BUILD_DIR/t/bench/bench_gemr2d
+for f in "$app" "$CS_SHIM" "$tool"; do
+    [ -f "$f" ] || { echo "FAIL: $f not found"; exit 1; }
+done
+rm -rf "$CS_OUT"
+mkdir -p "$CS_OUT"/new "$CS_OUT"/base "$CS_OUT"/local
+export OMP_NUM_THREADS=1
+fails=0
+
+report() {   # report OK|FAIL text
+    echo "$1  $2"
+    [ "$1" = ok ] || fails=$((fails + 1))
+}
+
+tool() {
+    "$PYTHON" "$tool" "$@"
+}
+
+# run DIR VAR=value...: the benchmark under the shim, reports into DIR
+run() {
+    local dir=$1
+    shift
+    env "$@" COSTA_SHIM_STATS_DIR="$dir" \
+        timeout 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+        "$app" --cases e --reps 3 > "$dir/stdout.txt" 2> "$dir/stderr.txt"
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL: run in $dir exited $rc"
+        tail -n 5 "$dir/stderr.txt"
+        exit 1
+    fi
+}
+
+run "$CS_OUT/new" COSTA_SHIM_STATS=summary COSTA_SHIM_VERBOSE=1 \
+    COSTA_SHIM_LOG_FILE="$CS_OUT/new/trace.%r.log"
+run "$CS_OUT/base" COSTA_SHIM_STATS=summary COSTA_SHIM_FALLBACK=always
+run "$CS_OUT/local" COSTA_SHIM_STATS=local
+json=$(ls "$CS_OUT"/new/costa_shim.*.json 2>/dev/null)
+csvf=$(ls "$CS_OUT"/new/costa_shim.*.csv 2>/dev/null)
+if [ ! -f "$json" ] || [ ! -f "$csvf" ]; then
+    echo "FAIL: no single JSON and CSV report in new/"
+    exit 1
+fi
+
+# bytes_section FILE: the "Bytes and messages" table of a summary output
+bytes_section() {
+    sed -n '/^@--- Bytes and messages/,/^\*/p' "$1"
+}
+
+# (a) summary == JSON, exactly
+tool summary "$json" > "$CS_OUT/summary_json.txt" 2>&1
+tool summary "$csvf" > "$CS_OUT/summary_csv.txt" 2>&1
+if "$PYTHON" - "$json" "$CS_OUT/summary_json.txt" "$CS_OUT/summary_csv.txt" <<'EOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+want = {}
+for r in rep["routines"]:
+    k = (r["routine"], r["path"])
+    w = want.setdefault(k, [0] * 6)
+    for i, c in enumerate(["calls", "bytes_sent", "bytes_recv", "bytes_self",
+                           "msgs_sent", "msgs_recv"]):
+        w[i] += r[c]
+total = [sum(w[i] for w in want.values()) for i in range(6)]
+for path in sys.argv[2:]:
+    lines = open(path).read().splitlines()
+    try:
+        i = next(n for n, l in enumerate(lines)
+                 if l.startswith("@--- Bytes and messages"))
+    except StopIteration:
+        sys.exit("%s: no Bytes and messages section" % path)
+    got = {}
+    for l in lines[i + 2:]:
+        f = l.split()
+        if f[0] == "*":
+            got["*"] = [int(x) for x in f[1:]]
+            break
+        got[(f[0], f[1])] = [int(x) for x in f[2:]]
+    exp = dict(want)
+    exp["*"] = total
+    if got != exp:
+        sys.exit("%s: summary %s != JSON %s" % (path, got, exp))
+    if not any(k[1] == "engine" and v[0] > 0 for k, v in want.items()
+               if k != "*"):
+        sys.exit("no engine calls in the JSON")
+EOF
+then report ok "(a) summary of the JSON and of the CSV: calls, bytes, messages exact"
+else report FAIL "(a) summary does not reproduce the JSON"
+fi
+
+# (b) compare
+tool compare "$CS_OUT/base" "$CS_OUT/new" > "$CS_OUT/compare.txt" 2>&1
+if grep -Eq '^pdgemr2d_ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]+x ' \
+        "$CS_OUT/compare.txt" &&
+   grep -Eq '^\* +[0-9]+ +[0-9]+ .*[0-9]x ' "$CS_OUT/compare.txt"; then
+    report ok "(b) compare: $(grep '^pdgemr2d_' "$CS_OUT/compare.txt" |
+        awk '{print "pdgemr2d_ speed-up " $6}')"
+else
+    report FAIL "(b) compare has no speed-up line for pdgemr2d_"
+    sed 's/^/      /' "$CS_OUT/compare.txt"
+fi
+
+# (c) plot
+html=$CS_OUT/report.html
+tool plot "$json" --trace "$CS_OUT"/new/trace.*.log --out "$html" \
+    > "$CS_OUT/plot.txt" 2>&1
+if "$PYTHON" - "$html" <<'EOF'
+import re, sys
+page = open(sys.argv[1]).read()
+for i in range(1, 6):
+    m = re.search(r'<figure id="chart-%d">(.*?)</figure>' % i, page, re.S)
+    if not m:
+        sys.exit("no figure chart-%d" % i)
+    body = m.group(1)
+    if "<svg" not in body or "<figcaption>" not in body:
+        sys.exit("chart-%d lacks <svg> or <figcaption>" % i)
+    if body.count("<text") < 3:
+        sys.exit("chart-%d: no title and axis labels" % i)
+if re.search(r'(src|href)\s*=|<script|<link|url\(', page):
+    sys.exit("the page refers to an external resource")
+EOF
+then report ok "(c) plot: chart-1..chart-5 with svg and caption, self-contained"
+else report FAIL "(c) plot page incomplete"; cat "$CS_OUT/plot.txt"
+fi
+
+# (d) trace2csv
+tool trace2csv "$CS_OUT"/new/trace.*.log > "$CS_OUT/trace.csv" 2> "$CS_OUT/trace2csv.err"
+nlines=$(cat "$CS_OUT"/new/trace.*.log | grep -c 'COSTA_SHIM r:')
+if "$PYTHON" - "$CS_OUT/trace.csv" "$nlines" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head, body = rows[0], rows[1:]
+if len(body) != int(sys.argv[2]) or not body:
+    sys.exit("%d rows for %s trace lines" % (len(body), sys.argv[2]))
+need = ["r", "seq", "routine", "m", "n", "ia", "ja", "descA", "ib", "jb",
+        "descB", "ictxt", "path", "t", "send", "recv", "self", "msgs_sent",
+        "msgs_recv", "thr", "caller"]
+missing = [c for c in need if c not in head]
+if missing:
+    sys.exit("missing columns %s in %s" % (missing, head))
+if head[:3] != ["r", "seq", "routine"]:
+    sys.exit("first columns %s" % head[:3])
+for row in body:
+    if len(row) != len(head):
+        sys.exit("ragged row %s" % row)
+    d = dict(zip(head, row))
+    float(d["t"]); int(d["seq"]); int(d["m"])
+    if d["routine"] != "pdgemr2d_" or len(d["descA"].split(",")) != 9:
+        sys.exit("bad row %s" % row)
+EOF
+then report ok "(d) trace2csv: $nlines rows, one per trace line, expected columns"
+else report FAIL "(d) trace2csv output wrong"; head -n 3 "$CS_OUT/trace.csv"
+fi
+
+# (e) merged per-rank CSVs == collective totals
+nloc=$(find "$CS_OUT/local" -name 'costa_shim.*.r*.csv' | wc -l)
+tool summary "$CS_OUT"/local/costa_shim.*.r*.csv > "$CS_OUT/summary_local.txt" 2>&1
+if [ "$nloc" -eq 2 ] &&
+   [ -n "$(bytes_section "$CS_OUT/summary_local.txt")" ] &&
+   diff <(bytes_section "$CS_OUT/summary_json.txt") \
+        <(bytes_section "$CS_OUT/summary_local.txt") > "$CS_OUT/local.diff"; then
+    report ok "(e) summary of $nloc per-rank CSVs: same totals as the collective run"
+else
+    report FAIL "(e) per-rank merge ($nloc files) differs from the collective run"
+    sed 's/^/      /' "$CS_OUT/local.diff"
+fi
+
+# (f) replay
+tool replay "$CS_OUT/new/trace.0.log" --seq 2 > "$CS_OUT/replay.txt" 2> "$CS_OUT/replay.err"
+if grep -Eq -- '-n 2 .*replay_call --routine pdgemr2d_ --m 200 --n 200 .*--desca 1,[0-9-]+,200,200,36,36,0,0,[0-9]+ .*--descb ' \
+        "$CS_OUT/replay.txt"; then
+    report ok "(f) replay: $(cut -c1-70 "$CS_OUT/replay.txt")..."
+else
+    report FAIL "(f) replay command line wrong: $(cat "$CS_OUT/replay.txt" "$CS_OUT/replay.err")"
+fi
+
+# (g) user errors: exit 2, one message, no traceback
+echo '{"not": "a report"}' > "$CS_OUT/bad.json"
+gbad=0
+for args in "summary $CS_OUT/bad.json" "summary $CS_OUT/missing.json" \
+            "compare $CS_OUT/new/stdout.txt $json" "trace2csv $csvf" \
+            "summary $csvf $CS_OUT/local"; do
+    # shellcheck disable=SC2086
+    tool $args > "$CS_OUT/err.out" 2>&1
+    rc=$?
+    if [ "$rc" -ne 2 ] || grep -q Traceback "$CS_OUT/err.out" ||
+       ! grep -q 'costa_shim_report: error:' "$CS_OUT/err.out"; then
+        echo "      $args -> exit $rc: $(head -c 300 "$CS_OUT/err.out")"
+        gbad=1
+    fi
+done
+if [ "$gbad" = 0 ]; then
+    report ok "(g) bad inputs: exit 2 with one error line"
+else
+    report FAIL "(g) bad inputs not handled"
+fi
+
+exit $((fails > 0))
