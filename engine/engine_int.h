@@ -228,6 +228,7 @@ struct cs_eng_plan {
     int64_t nreq_cap;
     MPI_Request *reqs;
     int *req_peer;          /* receive request -> index in recv[] */
+    int *test_idx;          /* MPI_Testsome output */
     int64_t *remaining;     /* chunks still in flight per receive peer */
 };
 

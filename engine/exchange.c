@@ -41,6 +41,34 @@ static int64_t nchunks(int64_t bytes, int64_t chunk)
     return (bytes + chunk - 1) / chunk;
 }
 
+/* RATIONALE: GCC 12 warns that MPICH's MPI_STATUSES_IGNORE (a null
+ * pointer cast) is a zero-sized array passed to MPI_Waitall/Testsome; it is the
+ * standard's way to ignore statuses, so the false positive is silenced in
+ * this one wrapper only. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static int wait_all(int n, MPI_Request *reqs)
+{
+    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+}
+
+static int test_some(int n, MPI_Request *reqs, int *out_p, int *idx)
+{
+    return MPI_Testsome(n, reqs, out_p, idx, MPI_STATUSES_IGNORE);
+}
+#pragma GCC diagnostic pop
+
+static void check_mpi(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, msg, &len);
+        cs_log_error("%s failed during a redistribution: %s", what, msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 /* Strides of a local array: element (r, c) at r * rs + c * cs. */
 static void strides(int order, int64_t ld, int64_t *rs_p, int64_t *cs_p)
 {
@@ -84,6 +112,56 @@ static void xform_par(int threads, const cs_eng_xform_t *x, int64_t rows,
 typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
 
 /*
+ * Communication progress while this rank copies.  RATIONALE: MPI moves a
+ * large message (rendezvous) only when both sides call into MPI; a rank
+ * busy packing or copying its local blocks for tens of milliseconds would
+ * stall its peers' transfers.  So copies call progress_poll() every
+ * CS_ENG_POLL_BYTES, which also unpacks any package that has arrived.
+ */
+typedef struct {
+    cs_eng_plan_t *plan;
+    int nrecvreq;       /* receive requests (first in plan->reqs) */
+    int done;           /* receive requests completed */
+    int busy;           /* inside an unpack started by a poll */
+    int overlap;
+    int threads;
+    int64_t since;      /* bytes copied since the last poll */
+    const char *a;
+    char *b, *rbuf;
+} progress_t;
+
+static const int64_t cs_eng_poll_bytes = (int64_t)1 << 19;
+
+static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
+                      const cs_eng_combo_t *combos, dir_t dir, const char *a,
+                      char *b, char *buf, int threads, progress_t *pg);
+
+static void progress_poll(progress_t *pg)
+{
+    if (!pg || pg->busy || !pg->overlap) {
+        return;
+    }
+    pg->since = 0;
+    cs_eng_plan_t *plan = pg->plan;
+    int out = 0;
+    check_mpi(test_some(pg->nrecvreq, plan->reqs, &out, plan->test_idx),
+              "MPI_Testsome");
+    if (out == MPI_UNDEFINED) {
+        return;
+    }
+    pg->busy = 1;
+    for (int k = 0; k < out; k++) {
+        int p = plan->req_peer[plan->test_idx[k]];
+        pg->done++;
+        if (--plan->remaining[p] == 0) {
+            copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK,
+                      pg->a, pg->b, pg->rbuf, pg->threads, NULL);
+        }
+    }
+    pg->busy = 0;
+}
+
+/*
  * One block of a package or of the local copy.  Packages hold A's elements
  * in A's orientation (column-major, |rows| x |cols| of the target, or
  * |cols| x |rows| when transposed); the transform (scale, transpose,
@@ -92,7 +170,7 @@ typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
  */
 static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                        dir_t dir, const char *a, char *b, char *pkg,
-                       int threads)
+                       int threads, progress_t *pg)
 {
     const cs_eng_overlay_t *ro = &plan->rows, *co = &plan->cols;
     const cs_eng_group_t *rg = &ro->group[cb->rg], *cg = &co->group[cb->cg];
@@ -140,17 +218,21 @@ static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                 xform_par(threads, &plan->xf, r->len, c->len, as, ta_rs,
                           ta_cs, bd, brs, bcs, r->start, c->start);
             }
+            if (pg && (pg->since += r->len * c->len * es) >=
+                          cs_eng_poll_bytes) {
+                progress_poll(pg);
+            }
         }
     }
 }
 
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
-                      char *b, char *buf, int threads)
+                      char *b, char *buf, int threads, progress_t *pg)
 {
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
-        copy_combo(plan, &combos[k], dir, a, b, buf + pe->buf_off + combos[k].off,
-                   threads);
+        copy_combo(plan, &combos[k], dir, a, b,
+                   buf + pe->buf_off + combos[k].off, threads, pg);
     }
 }
 
@@ -174,12 +256,15 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
         free(plan->reqs);
         free(plan->req_peer);
         free(plan->remaining);
+        free(plan->test_idx);
         plan->nreq_cap = 0;
         plan->reqs = malloc((size_t)nreq * sizeof(*plan->reqs));
         plan->req_peer = malloc((size_t)nreq * sizeof(*plan->req_peer));
+        plan->test_idx = malloc((size_t)nreq * sizeof(*plan->test_idx));
         plan->remaining =
             malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
-        if (!plan->reqs || !plan->req_peer || !plan->remaining) {
+        if (!plan->reqs || !plan->req_peer || !plan->remaining ||
+            !plan->test_idx) {
             return CS_ERR_NOMEM;
         }
         plan->nreq_cap = nreq;
@@ -191,29 +276,6 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
     }
     plan->reserved = 1;
     return CS_OK;
-}
-
-/* RATIONALE: GCC 12 warns that MPICH's MPI_STATUSES_IGNORE (a null
- * pointer cast) is a zero-sized array passed to MPI_Waitall; it is the
- * standard's way to ignore statuses, so the false positive is silenced in
- * this one wrapper only. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-static int wait_all(int n, MPI_Request *reqs)
-{
-    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-}
-#pragma GCC diagnostic pop
-
-static void check_mpi(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, msg, &len);
-        cs_log_error("%s failed during a redistribution: %s", what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
 }
 
 cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
@@ -269,9 +331,11 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     while (start < plan->nsend && plan->send[start].peer < plan->me) {
         start++;
     }
+    progress_t pg = {plan, nrecvreq, 0, 0, overlap, threads, 0, a, b, rbuf};
     for (int k = 0; k < plan->nsend; k++) {
         const cs_eng_peer_t *pe = &plan->send[(start + k) % plan->nsend];
-        copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads);
+        copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads,
+                  &pg);
         for (int64_t off = 0; off < pe->bytes; off += chunk) {
             int64_t len = pe->bytes - off < chunk ? pe->bytes - off : chunk;
             check_mpi(MPI_Isend(sbuf + pe->buf_off + off, (int)len, MPI_BYTE,
@@ -283,26 +347,27 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     /* 3. blocks that stay here: straight from A to B, while messages fly */
     for (int64_t k = 0; k < plan->nlocal; k++) {
         copy_combo(plan, &plan->local_combo[k], DIR_LOCAL, a, b, NULL,
-                   threads);
+                   threads, &pg);
     }
 
-    /* 4. unpack each package as soon as all its chunks are in */
+    /* 4. unpack each package as soon as all its chunks are in (some were
+     * already unpacked by the polls above) */
     if (overlap) {
-        for (int done = 0; done < nrecvreq; done++) {
+        for (; pg.done < nrecvreq; pg.done++) {
             int idx;
             check_mpi(MPI_Waitany(nrecvreq, reqs, &idx, MPI_STATUS_IGNORE),
                       "MPI_Waitany");
             int p = plan->req_peer[idx];
             if (--plan->remaining[p] == 0) {
                 copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK,
-                          a, b, rbuf, threads);
+                          a, b, rbuf, threads, NULL);
             }
         }
     } else {
         check_mpi(wait_all(nrecvreq, reqs), "MPI_Waitall");
         for (int p = 0; p < plan->nrecv; p++) {
             copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK, a,
-                      b, rbuf, threads);
+                      b, rbuf, threads, NULL);
         }
     }
     check_mpi(wait_all(nr - nrecvreq, reqs + nrecvreq), "MPI_Waitall");

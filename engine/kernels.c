@@ -33,10 +33,207 @@ tiled(size_t esize, int64_t rows, int64_t cols, const char *s, int64_t srs,
     }
 }
 
+/*
+ * The transpose proper: d[r + c * dcs] = s[r * srs + c] (source rows
+ * contiguous, destination columns contiguous).  RATIONALE: measured on the
+ * development machine (4000 x 4000 doubles, ld 4000), a straight element
+ * loop reaches a fifth of memcpy speed because nearly every access touches
+ * another page; walking strips of TC destination columns top to bottom in
+ * TR-row steps keeps TC + TR pages and their cache lines live, and an AVX
+ * 4 x 4 register transpose (when the CPU has it) halves the instruction
+ * count: 2.9 GB/s became about 6-7 GB/s (memcpy: 15-17 GB/s).
+ */
+enum { CS_ENG_TC = 16, CS_ENG_TR = 8 };
+
+static inline __attribute__((always_inline)) void
+transpose_es(size_t esize, int64_t rows, int64_t cols, const char *s,
+             int64_t srs, char *d, int64_t dcs)
+{
+    for (int64_t c0 = 0; c0 < cols; c0 += CS_ENG_TC) {
+        int64_t c1 = c0 + CS_ENG_TC < cols ? c0 + CS_ENG_TC : cols;
+        for (int64_t r0 = 0; r0 < rows; r0 += CS_ENG_TR) {
+            int64_t r1 = r0 + CS_ENG_TR < rows ? r0 + CS_ENG_TR : rows;
+            for (int64_t c = c0; c < c1; c++) {
+                for (int64_t r = r0; r < r1; r++) {
+                    memcpy(d + (size_t)(r + c * dcs) * esize,
+                           s + (size_t)(r * srs + c) * esize, esize);
+                }
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* 4 x 4 doubles (or 8-byte elements) through AVX registers. */
+__attribute__((target("avx"))) static inline void
+transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs)
+{
+    __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + srs);
+    __m256d r2 = _mm256_loadu_pd(s + 2 * srs);
+    __m256d r3 = _mm256_loadu_pd(s + 3 * srs);
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(d + dcs, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(d + 2 * dcs, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(d + 3 * dcs, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+/* RATIONALE: loads and stores of raw bit patterns through double
+ * registers are exact (no arithmetic), so this serves every 8-byte type. */
+__attribute__((target("avx"))) static void
+transpose_8_avx(int64_t rows, int64_t cols, const char *sc, int64_t srs,
+                char *dc, int64_t dcs)
+{
+    const double *s = (const double *)(const void *)sc;
+    double *d = (double *)(void *)dc;
+    int64_t c4 = cols / 4 * 4, r4 = rows / 4 * 4;
+    for (int64_t c0 = 0; c0 < c4; c0 += CS_ENG_TC) {
+        int64_t c1 = c0 + CS_ENG_TC < c4 ? c0 + CS_ENG_TC : c4;
+        for (int64_t r0 = 0; r0 < r4; r0 += CS_ENG_TR) {
+            int64_t r1 = r0 + CS_ENG_TR < r4 ? r0 + CS_ENG_TR : r4;
+            for (int64_t c = c0; c < c1; c += 4) {
+                for (int64_t r = r0; r < r1; r += 4) {
+                    transpose4x4_d(s + r * srs + c, srs, d + r + c * dcs,
+                                   dcs);
+                }
+            }
+        }
+    }
+    /* the ragged edges */
+    transpose_es(8, rows - r4, c4, sc + r4 * srs * 8, srs, dc + r4 * 8,
+                 dcs);
+    transpose_es(8, rows, cols - c4, sc + c4 * 8, srs, dc + c4 * dcs * 8,
+                 dcs);
+}
+
+/* 4 x 4 floats through SSE registers (baseline x86-64). */
+static inline void transpose4x4_s(const float *s, int64_t srs, float *d,
+                                  int64_t dcs)
+{
+    __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + srs);
+    __m128 r2 = _mm_loadu_ps(s + 2 * srs), r3 = _mm_loadu_ps(s + 3 * srs);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(d, r0);
+    _mm_storeu_ps(d + dcs, r1);
+    _mm_storeu_ps(d + 2 * dcs, r2);
+    _mm_storeu_ps(d + 3 * dcs, r3);
+}
+
+static void transpose_4_sse(int64_t rows, int64_t cols, const char *sc,
+                            int64_t srs, char *dc, int64_t dcs)
+{
+    const float *s = (const float *)(const void *)sc;
+    float *d = (float *)(void *)dc;
+    int64_t c4 = cols / 4 * 4, r4 = rows / 4 * 4;
+    for (int64_t c0 = 0; c0 < c4; c0 += CS_ENG_TC) {
+        int64_t c1 = c0 + CS_ENG_TC < c4 ? c0 + CS_ENG_TC : c4;
+        for (int64_t r0 = 0; r0 < r4; r0 += CS_ENG_TR) {
+            int64_t r1 = r0 + CS_ENG_TR < r4 ? r0 + CS_ENG_TR : r4;
+            for (int64_t c = c0; c < c1; c += 4) {
+                for (int64_t r = r0; r < r1; r += 4) {
+                    transpose4x4_s(s + r * srs + c, srs, d + r + c * dcs,
+                                   dcs);
+                }
+            }
+        }
+    }
+    transpose_es(4, rows - r4, c4, sc + r4 * srs * 4, srs, dc + r4 * 4,
+                 dcs);
+    transpose_es(4, rows, cols - c4, sc + c4 * 4, srs, dc + c4 * dcs * 4,
+                 dcs);
+}
+
+/* 2 x 2 16-byte elements (double complex) through AVX registers. */
+__attribute__((target("avx"))) static void
+transpose_16_avx(int64_t rows, int64_t cols, const char *sc, int64_t srs,
+                 char *dc, int64_t dcs)
+{
+    int64_t c2 = cols / 2 * 2, r2 = rows / 2 * 2;
+    for (int64_t c0 = 0; c0 < c2; c0 += CS_ENG_TC) {
+        int64_t c1 = c0 + CS_ENG_TC < c2 ? c0 + CS_ENG_TC : c2;
+        for (int64_t r0 = 0; r0 < r2; r0 += CS_ENG_TR) {
+            int64_t r1 = r0 + CS_ENG_TR < r2 ? r0 + CS_ENG_TR : r2;
+            for (int64_t c = c0; c < c1; c += 2) {
+                for (int64_t r = r0; r < r1; r += 2) {
+                    const double *s0 =
+                        (const double *)(const void *)(sc +
+                                                       (r * srs + c) * 16);
+                    const double *s1 = s0 + 2 * srs;
+                    double *d0 = (double *)(void *)(dc + (r + c * dcs) * 16);
+                    double *d1 = d0 + 2 * dcs;
+                    __m256d a = _mm256_loadu_pd(s0), b = _mm256_loadu_pd(s1);
+                    _mm256_storeu_pd(d0, _mm256_permute2f128_pd(a, b, 0x20));
+                    _mm256_storeu_pd(d1, _mm256_permute2f128_pd(a, b, 0x31));
+                }
+            }
+        }
+    }
+    transpose_es(16, rows - r2, c2, sc + r2 * srs * 16, srs, dc + r2 * 16,
+                 dcs);
+    transpose_es(16, rows, cols - c2, sc + c2 * 16, srs, dc + c2 * dcs * 16,
+                 dcs);
+}
+
+static int cs_eng_have_avx(void)
+{
+    static int have = -1;
+    if (have < 0) {
+        have = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    return have;
+}
+#else
+static int cs_eng_have_avx(void)
+{
+    return 0;
+}
+#endif
+
+/* Transpose for the element sizes ScaLAPACK uses; 0 if not handled. */
+static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
+                     int64_t srs, char *d, int64_t dcs)
+{
+    switch (esize) {
+    case 4:
+#if defined(__x86_64__) && defined(__GNUC__)
+        transpose_4_sse(rows, cols, s, srs, d, dcs);
+        return 1;
+#endif
+        transpose_es(4, rows, cols, s, srs, d, dcs);
+        return 1;
+    case 8:
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (cs_eng_have_avx()) {
+            transpose_8_avx(rows, cols, s, srs, d, dcs);
+            return 1;
+        }
+#endif
+        transpose_es(8, rows, cols, s, srs, d, dcs);
+        return 1;
+    case 16:
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (cs_eng_have_avx()) {
+            transpose_16_avx(rows, cols, s, srs, d, dcs);
+            return 1;
+        }
+#endif
+        transpose_es(16, rows, cols, s, srs, d, dcs);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void copy_tiled(size_t esize, int64_t rows, int64_t cols,
                        const char *s, int64_t srs, int64_t scs, char *d,
                        int64_t drs, int64_t dcs)
 {
+    if (scs == 1 && drs == 1 && transpose(esize, rows, cols, s, srs, d, dcs)) {
+        return;
+    }
     switch (esize) {
     case 4:
         tiled(4, rows, cols, s, srs, scs, d, drs, dcs);

@@ -332,5 +332,6 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->reqs);
     free(plan->req_peer);
     free(plan->remaining);
+    free(plan->test_idx);
     free(plan);
 }
