@@ -175,6 +175,11 @@ typedef struct {
     int reason;
     double t;             /* seconds */
     cs_eng_stats_t vol;   /* zero unless the engine ran */
+    /* COSTA_SHIM_RELABEL=report: bytes crossing processes with the
+     * application's mapping and with the optimal relabeling of the target
+     * grid, over the whole call (all ranks); -1 when not computed. */
+    int64_t relabel_cross;
+    int64_t relabel_best;
 } cs_shim_record_t;
 
 /* Add one call to the statistics registry.  Thread-safe. */

@@ -13,7 +13,7 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
 {
     const cs_config_t *cfg = cs_cfg_get();
     cs_shim_record_t rec = {g->routine, g->spelling, CS_SHIM_PATH_ENGINE,
-                            CS_SHIM_REASON_NONE, 0.0, {0}};
+                            CS_SHIM_REASON_NONE, 0.0, {0}, -1, -1};
     if (cfg->disable || !cs_shim_enabled) {
         cs_shim_call_real(g);
         return;
