@@ -93,15 +93,23 @@ docs: $(T)/unit/gen_env_doc
 	$(Q)$< > docs/env.md
 
 # ---------------------------------------------------------------- misc
+INSTALL_SCRIPTS := scripts/costa-shim-run scripts/costa-shim-check \
+                   scripts/costa_shim_report.py
+
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/doc/costa-shim
+	    $(DESTDIR)$(PREFIX)/share/doc/costa-shim \
+	    $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(INSTALL_SCRIPTS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 docs/costa_shim.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 0644 README.md $(wildcard docs/*.md) \
 	    $(DESTDIR)$(PREFIX)/share/doc/costa-shim/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/$(LIB)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_SCRIPTS)))
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man7/costa_shim.7
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/costa-shim
 
 symbols: $(LIB)

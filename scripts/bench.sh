@@ -60,6 +60,14 @@ for b in "${benches[@]}"; do
     run_mpi_bench "$b" "$@" || failed+=("$b")
 done
 
+# the transform kernels alone against memcpy (one process, no MPI)
+kernels=$bdir/t/unit/bench_kernels
+if [ -x "$kernels" ]; then
+    echo
+    "$kernels" 4000 7 | tee "$outdir/bench_kernels.txt" ||
+        failed+=(bench_kernels)
+fi
+
 relabel=$top/scripts/bench_relabel.sh
 if [ -f "$relabel" ]; then
     echo
