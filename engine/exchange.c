@@ -8,6 +8,7 @@
  * it collectively; after that an MPI error aborts (no partial fallback).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/log.h"
 #include "engine/engine_int.h"
@@ -226,13 +227,57 @@ static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     }
 }
 
+/*
+ * Packing from a column-major A, one package column at a time.  RATIONALE:
+ * a package column gathers pieces of one A column from every run of the
+ * other dimension; writing it run by run (copy_combo's order) would sweep
+ * the whole package once per run, touching every page again each time.
+ * Column by column, the package is written once, front to back, and each
+ * A column is read front to back too.
+ */
+static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+                         const char *a, char *pkg, progress_t *pg)
+{
+    const cs_eng_overlay_t *ro = &plan->rows, *co = &plan->cols;
+    const cs_eng_group_t *rg = &ro->group[cb->rg], *cg = &co->group[cb->cg];
+    int tr = plan->op.trans;
+    /* A's columns come from the column runs, or the row runs when
+     * transposed; the pieces inside a column from the other dimension */
+    const cs_eng_overlay_t *oo = tr ? ro : co, *io = tr ? co : ro;
+    const cs_eng_group_t *og = tr ? rg : cg, *ig = tr ? cg : rg;
+    const cs_eng_run_t *orun = oo->runs[CS_ENG_SIDE_A] +
+                               og->run_first[CS_ENG_SIDE_A];
+    const cs_eng_run_t *irun = io->runs[CS_ENG_SIDE_A] +
+                               ig->run_first[CS_ENG_SIDE_A];
+    int64_t nin = ig->run_count[CS_ENG_SIDE_A], ld = ig->total;
+    int64_t es = (int64_t)plan->op.esize, lda = plan->a_ld;
+    for (int64_t j = 0; j < og->run_count[CS_ENG_SIDE_A]; j++) {
+        for (int64_t k = 0; k < orun[j].len; k++) {
+            const char *acol = a + (orun[j].offa + k) * lda * es;
+            char *pcol = pkg + (orun[j].pos + k) * ld * es;
+            for (int64_t i = 0; i < nin; i++) {
+                memcpy(pcol + irun[i].pos * es, acol + irun[i].offa * es,
+                       (size_t)(irun[i].len * es));
+            }
+            if (pg && (pg->since += ld * es) >= cs_eng_poll_bytes) {
+                progress_poll(pg);
+            }
+        }
+    }
+}
+
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int threads, progress_t *pg)
 {
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
-        copy_combo(plan, &combos[k], dir, a, b,
-                   buf + pe->buf_off + combos[k].off, threads, pg);
+        char *pkg = buf + pe->buf_off + combos[k].off;
+        if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
+            threads <= 1) {
+            pack_columns(plan, &combos[k], a, pkg, pg);
+        } else {
+            copy_combo(plan, &combos[k], dir, a, b, pkg, threads, pg);
+        }
     }
 }
 
