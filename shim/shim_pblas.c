@@ -71,10 +71,7 @@ static int check_operand(const int *d, int rows, int cols, int i, int j,
     if (lc > 0 && x->lld < (lr > 1 ? lr : 1)) {
         return ARG_INVALID;
     }
-    /* RATIONALE: a replicated operand (RSRC or CSRC = -1) is valid, but
-     * it has several owners per element, which the engine's layouts do not
-     * express yet: such calls go to PBLAS. */
-    return x->rsrc < 0 || x->csrc < 0 ? ARG_UNSUPPORTED : ARG_OK;
+    return ARG_OK;
 }
 
 static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
@@ -98,18 +95,85 @@ static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
     }
 }
 
-static void build_layout(const operand_t *x, int p, int q, const int *grid,
-                         cs_eng_layout_t *l)
+/*
+ * The engine layout of an operand.  A replicated dimension (RSRC or CSRC =
+ * -1) holds every index on every process row (column); for one
+ * sub-problem it is a single block held by the selected row rsel (column
+ * csel).  grid must hold p * q ints; it is filled here.
+ */
+static void build_layout(const operand_t *x, int p, int q, int rsel, int csel,
+                         int *grid, cs_eng_layout_t *l)
 {
+    int rrep = x->rsrc < 0, crep = x->csrc < 0;
+    int np = rrep ? 1 : p, nq = crep ? 1 : q;
     l->rows = (cs_eng_dist_t){0};
     l->cols = (cs_eng_dist_t){0};
-    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, x->rsrc, p, &l->rows);
-    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, x->csrc, q, &l->cols);
-    l->nprow = p;
-    l->npcol = q;
+    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, rrep ? 0 : x->rsrc, np,
+                       &l->rows);
+    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, crep ? 0 : x->csrc, nq,
+                       &l->cols);
+    for (int i = 0; i < np; i++) {
+        for (int j = 0; j < nq; j++) {
+            /* BLACS numbers its communicator row-major */
+            grid[i * nq + j] = (rrep ? rsel : i) * q + (crep ? csel : j);
+        }
+    }
+    l->nprow = np;
+    l->npcol = nq;
     l->grid = grid;
     l->ld = x->lld;
     l->order = CS_ENG_COLMAJOR;
+}
+
+/*
+ * Plans of one call.  RATIONALE: a replicated C must be updated in every
+ * copy, so the call splits into one sub-problem per process row (column)
+ * of each replicated dimension of C, each with that row's copy as target;
+ * a replicated A is read from the copy in the target's own process row
+ * (column) when C is replicated the same way, else from row (column) 0.
+ */
+typedef struct {
+    int n;
+    cs_eng_plan_t **plan;
+    int *grids;         /* 2 p q ints per sub-problem */
+} plans_t;
+
+static int plans_prepare(const operand_t *xa, const operand_t *xc,
+                         const cs_eng_op_t *op, int p, int q, int me,
+                         const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
+                         plans_t *ps, cs_status_t *st_p)
+{
+    int nr = xc->rsrc < 0 ? p : 1, nc = xc->csrc < 0 ? q : 1;
+    ps->n = nr * nc;
+    ps->plan = calloc((size_t)ps->n, sizeof(*ps->plan));
+    ps->grids = malloc((size_t)ps->n * 2 * (size_t)p * (size_t)q *
+                       sizeof(int));
+    if (!ps->plan || !ps->grids) {
+        *st_p = CS_ERR_NOMEM;
+        return 2;
+    }
+    int worst = 0;
+    for (int k = 0; k < ps->n && worst < 2; k++) {
+        int rs = k / nc, cs = k % nc;
+        int *ga = ps->grids + (size_t)k * 2 * (size_t)p * (size_t)q;
+        int *gc = ga + (size_t)p * (size_t)q;
+        cs_eng_layout_t la, lc;
+        build_layout(xa, p, q, rs, cs, ga, &la);
+        build_layout(xc, p, q, rs, cs, gc, &lc);
+        int local = cs_shim_engine_prepare(&la, &lc, op, me, cfg, opts_p,
+                                           &ps->plan[k], st_p);
+        worst = local > worst ? local : worst;
+    }
+    return worst;
+}
+
+static void plans_free(plans_t *ps)
+{
+    for (int k = 0; ps->plan && k < ps->n; k++) {
+        cs_eng_plan_destroy(ps->plan[k]);
+    }
+    free(ps->plan);
+    free(ps->grids);
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -213,42 +277,44 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                       name, ctxt);
     }
     int me = myr * q + myc;
-    int *grid = malloc((size_t)p * (size_t)q * sizeof(int));
-    if (!grid) {
-        cs_shim_fatal("%s: out of memory", name);
-    }
-    for (int k = 0; k < p * q; k++) {
-        grid[k] = k; /* BLACS numbers its communicator row-major */
-    }
-    cs_eng_plan_t *plan = NULL;
+    plans_t ps = {0};
     cs_eng_exec_opts_t opts = {0};
     cs_status_t st = CS_OK;
     int local = 0;
     if (arg == ARG_OK) {
-        cs_eng_layout_t la, lc;
-        build_layout(&xa, p, q, grid, &la);
-        build_layout(&xc, p, q, grid, &lc);
-        local = cs_shim_engine_prepare(&la, &lc, &op, me, cfg, &opts, &plan,
-                                       &st);
+        local = plans_prepare(&xa, &xc, &op, p, q, me, cfg, &opts, &ps, &st);
     }
-    /* one reduction: invalid anywhere > unsupported > memory > ok */
+    /* one reduction: invalid anywhere > unsupported > failed > memory >
+     * ok */
     int code = arg == ARG_INVALID       ? 4
                : arg == ARG_UNSUPPORTED ? 3
                                         : local;
     int worst = code;
     MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (worst >= 3) {
+    if (local == 2 && worst < 3) {
+        cs_shim_fatal("%s: the engine could not prepare the call: %s", name,
+                      cs_status_str(st));
+    }
+    if (worst != 0) {
         rec->path = CS_SHIM_PATH_FALLBACK;
-        rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC
-                                 : CS_SHIM_REASON_UNSUPPORTED;
-        cs_eng_plan_destroy(plan);
+        rec->reason = worst == 4   ? CS_SHIM_REASON_BAD_DESC
+                      : worst == 3 ? CS_SHIM_REASON_UNSUPPORTED
+                                   : CS_SHIM_REASON_MEMORY;
     } else {
         snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
         snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
-        cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
-                              &opts, rec);
+        for (int k = 0; k < ps.n; k++) {
+            cs_eng_stats_t v = {0};
+            cs_eng_plan_execute(ps.plan[k], g->a, g->b, comm, &opts, &v);
+            rec->vol.bytes_sent += v.bytes_sent;
+            rec->vol.bytes_recv += v.bytes_recv;
+            rec->vol.bytes_self += v.bytes_self;
+            rec->vol.msgs_sent += v.msgs_sent;
+            rec->vol.msgs_recv += v.msgs_recv;
+            rec->vol.threads = v.threads;
+        }
     }
-    free(grid);
+    plans_free(&ps);
 }
 
 void cs_shim_pblas(const cs_shim_call_t *g)
