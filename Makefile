@@ -4,6 +4,7 @@
 #   make            libcosta_shim.so
 #   make check      the whole test suite (what CI runs)
 #   make demo       a test application natively and under the shim
+#   make demo-relabel  process relabeling: off, report, apply
 #   make bench      benchmarks (timings never run in check)
 #   make install PREFIX=/usr/local
 #   make V=1 ...    echo commands
@@ -48,7 +49,7 @@ LIB := libcosta_shim.so
 LIB_SRCS := $(wildcard shim/*.c engine/*.c relabel/*.c config/*.c)
 LIB_OBJS := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 
-.PHONY: all lib test_apps check check-full demo bench install uninstall \
+.PHONY: all lib test_apps check check-full demo demo-relabel bench install uninstall \
         clean distclean showconfig symbols deps docs
 all: $(LIB)
 
@@ -84,6 +85,10 @@ check-full: deps $(LIB) test_apps
 demo: deps $(LIB) test_apps
 	$(Q)MPIEXEC="$(MPIEXEC)" BUILD_DIR="$(B)" PYTHON="$(PYTHON)" \
 	    scripts/demo.sh
+
+demo-relabel: deps $(LIB) test_apps
+	$(Q)MPIEXEC="$(MPIEXEC)" BUILD_DIR="$(B)" PYTHON="$(PYTHON)" \
+	    scripts/demo_relabel.sh
 
 bench: deps $(LIB) test_apps
 	$(Q)MPIEXEC="$(MPIEXEC)" BUILD_DIR="$(B)" PYTHON="$(PYTHON)" \

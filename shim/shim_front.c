@@ -3,11 +3,187 @@
  * after its family's routine: the on/off switches, the nesting guard, MPI
  * readiness, first-use set-up, the configuration's routing (routines,
  * size threshold, measure-only), COSTA_SHIM_FALLBACK=never, the real
- * routine on fallback, statistics and the trace line.
+ * routine on fallback, COSTA_SHIM_VERIFY, statistics and the trace line.
+ *
+ * COSTA_SHIM_VERIFY: this rank's whole local target array is copied before
+ * the family's routine runs; when the call took the engine path, the real
+ * routine then runs again on the copy (a modified call record whose target
+ * is the copy) and the two arrays are compared element by element.  The
+ * real routine is collective; that is safe because the engine path is
+ * decided collectively, so every rank of the call verifies.  Its nested
+ * calls are not recorded (they belong to the check, not the application).
  */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "config/config.h"
 #include "shim/shim_call.h"
+#include "shim/shim_stats.h"
 #include "shim/shim_trace.h"
+
+/* 1 while the real routine runs for a verification on this thread. */
+static __thread int cs_front_verifying;
+
+/* COSTA_SHIM_VERIFY: the saved local target of one call. */
+typedef struct {
+    void *copy;         /* NULL: this rank has no local target */
+    size_t elems;
+} cs_front_verify_t;
+
+/* Local extent of one dimension of a block-cyclic matrix; src < 0 is
+ * replicated (PBLAS), an invalid dimension owns nothing. */
+static int64_t local_extent(int64_t n, int64_t nb, int64_t first, int src,
+                            int np, int p)
+{
+    cs_eng_dist_t d;
+    if (src < 0) {
+        return n;
+    }
+    if (n <= 0 || cs_eng_dist_cyclic(n, nb, first, src, np, &d) != CS_OK) {
+        return 0;
+    }
+    return cs_eng_dist_local_size(&d, p);
+}
+
+/*
+ * Elements of this rank's local target array, LLD * (local columns - 1) +
+ * local rows of the whole matrix B (never past the last element the
+ * application must have allocated); 0 when there is nothing to save:
+ * m or n is 0, the process is outside B's grid (p?gemr2d, p?trmr2d), owns
+ * none of B, or B's descriptor is one the engine refuses anyway.
+ */
+static int64_t target_elems(const cs_shim_call_t *g)
+{
+    const int *d = g->descb;
+    if (g->m <= 0 || g->n <= 0 || !d || !g->b || d[1] < 0) {
+        return 0;
+    }
+    int p, q, r, c;
+    cs_shim_gridinfo(d[1], &p, &q, &r, &c);
+    if (p < 1 || r < 0 || r >= p || c < 0 || c >= q) {
+        return 0;
+    }
+    int two = d[0] == 2;
+    int64_t mb = d[two ? 6 : 4], nb = d[two ? 7 : 5];
+    int64_t lld = d[two ? 10 : 8];
+    if (d[4] < 1 || d[5] < 1 || mb < 1 || nb < 1) {
+        return 0;
+    }
+    int64_t lr = local_extent(d[2], mb, d[4], d[two ? 8 : 6], p, r);
+    int64_t lc = local_extent(d[3], nb, d[5], d[two ? 9 : 7], q, c);
+    if (lr <= 0 || lc <= 0 || lld < lr) {
+        return 0;
+    }
+    return (lc - 1) * lld + lr;
+}
+
+static void verify_save(const cs_shim_call_t *g, cs_front_verify_t *v)
+{
+    size_t es = cs_shim_routines[g->routine].esize;
+    int64_t n = target_elems(g);
+    v->copy = NULL;
+    v->elems = 0;
+    if (n <= 0) {
+        return;
+    }
+    /* RATIONALE: the check that follows is collective, so a rank cannot
+     * skip it alone; without memory for the copy the run stops. */
+    v->copy = malloc((size_t)n * es);
+    if (!v->copy) {
+        cs_shim_fatal("COSTA_SHIM_VERIFY: no memory for a %lld-byte copy "
+                      "of the target of %s",
+                      (long long)n * (long long)es,
+                      cs_shim_routines[g->routine].lower);
+    }
+    memcpy(v->copy, g->b, (size_t)n * es);
+    v->elems = (size_t)n;
+}
+
+/* |x[k] - y[k]| for the routine's type (modulus for complex); 0 for equal
+ * bits, infinity when the difference is not a number. */
+static double elem_diff(char type, size_t es, const void *x, const void *y,
+                        size_t k)
+{
+    const char *px = (const char *)x + k * es;
+    const char *py = (const char *)y + k * es;
+    if (memcmp(px, py, es) == 0) {
+        return 0.0;
+    }
+    double d;
+    if (type == 's' || type == 'c') {
+        float a[2] = {0.0f, 0.0f}, b[2] = {0.0f, 0.0f};
+        memcpy(a, px, es);
+        memcpy(b, py, es);
+        d = hypot((double)a[0] - b[0], (double)a[1] - b[1]);
+    } else if (type == 'd' || type == 'z') {
+        double a[2] = {0.0, 0.0}, b[2] = {0.0, 0.0};
+        memcpy(a, px, es);
+        memcpy(b, py, es);
+        d = hypot(a[0] - b[0], a[1] - b[1]);
+    } else {
+        int32_t a, b;
+        memcpy(&a, px, sizeof(a));
+        memcpy(&b, py, sizeof(b));
+        d = fabs((double)a - (double)b);
+    }
+    return isnan(d) ? INFINITY : d;
+}
+
+static double max_diff(int routine, const void *x, const void *y, size_t n)
+{
+    const cs_shim_routine_t *rt = &cs_shim_routines[routine];
+    double worst = 0.0;
+    if (memcmp(x, y, n * rt->esize) == 0) {
+        return 0.0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double d = elem_diff(rt->type, rt->esize, x, y, k);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* The real routine into the saved copy; returns the largest difference
+ * from what the engine wrote.  Collective like the real routine. */
+static double verify_run(const cs_shim_call_t *g, cs_front_verify_t *v)
+{
+    cs_shim_call_t h = *g;
+    if (v->copy) {
+        h.b = v->copy;
+    }
+    cs_front_verifying = 1;
+    cs_shim_call_real(&h);
+    cs_front_verifying = 0;
+    return v->copy ? max_diff(g->routine, g->b, v->copy, v->elems) : 0.0;
+}
+
+/* The configuration's routing, else the family's routine (with the target
+ * saved first when verifying).  Returns 1 when the target was saved. */
+static int route(const cs_shim_call_t *g, const cs_config_t *cfg,
+                 cs_shim_serve_fn serve, cs_shim_record_t *rec,
+                 cs_shim_trace_t *tr, cs_front_verify_t *v)
+{
+    const char *name = cs_shim_routines[g->routine].lower;
+    if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_ALWAYS;
+    } else if (!cs_cfg_routine_enabled(cfg, name)) {
+        rec->path = CS_SHIM_PATH_PASSTHROUGH;
+        rec->reason = CS_SHIM_REASON_ROUTINE_OFF;
+    } else if (g->m > 0 && g->n > 0 &&
+               (int64_t)g->m * g->n < cfg->min_elems) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_SMALL;
+    } else {
+        if (cfg->verify) {
+            verify_save(g, v);
+        }
+        serve(g, cfg, rec, tr);
+        return cfg->verify;
+    }
+    return 0;
+}
 
 void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
 {
@@ -22,7 +198,9 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
         rec.path = CS_SHIM_PATH_NESTED;
         rec.reason = CS_SHIM_REASON_NESTED;
         cs_shim_call_real(g);
-        cs_shim_stats_record(&rec);
+        if (!cs_front_verifying) {
+            cs_shim_stats_record(&rec);
+        }
         return;
     }
     cs_shim_trace_t tr = {.args = g};
@@ -41,31 +219,25 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
         return;
     }
     cs_shim_init_once();
-    const char *name = cs_shim_routines[g->routine].lower;
-    if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_ALWAYS;
-    } else if (!cs_cfg_routine_enabled(cfg, name)) {
-        rec.path = CS_SHIM_PATH_PASSTHROUGH;
-        rec.reason = CS_SHIM_REASON_ROUTINE_OFF;
-    } else if (g->m > 0 && g->n > 0 &&
-               (int64_t)g->m * g->n < cfg->min_elems) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_SMALL;
-    } else {
-        serve(g, cfg, &rec, &tr);
-    }
+    cs_front_verify_t v = {NULL, 0};
+    int saved = route(g, cfg, serve, &rec, &tr, &v);
     if (rec.path == CS_SHIM_PATH_FALLBACK &&
         cfg->fallback == CS_CFG_FALLBACK_NEVER) {
         cs_shim_fatal("%s: the engine did not take this call (reason %s) "
                       "and COSTA_SHIM_FALLBACK=never",
-                      name, cs_shim_reason_str(rec.reason));
+                      cs_shim_routines[g->routine].lower,
+                      cs_shim_reason_str(rec.reason));
     }
     if (rec.path != CS_SHIM_PATH_ENGINE) {
         cs_shim_call_real(g);
     }
+    rec.t = cs_shim_now() - t0; /* the check below is not the call's time */
+    if (saved && rec.path == CS_SHIM_PATH_ENGINE) {
+        tr.maxdiff = verify_run(g, &v);
+        tr.verified = 1;
+    }
+    free(v.copy);
     cs_shim_depth--;
-    rec.t = cs_shim_now() - t0;
-    cs_shim_stats_record(&rec);
+    cs_shim_stats_record_call(&rec, g, &tr);
     cs_shim_trace_call(cfg, &rec, &tr);
 }

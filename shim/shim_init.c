@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim.h"
+#include "shim/shim_relabel.h"
 #include "shim/shim_stats.h"
 
 __thread int cs_shim_depth;
@@ -67,6 +68,7 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)attr;
     (void)extra;
+    cs_shim_relabel_finalize();
     cs_shim_report_write(cs_shim_registered_in_init);
     cs_eng_workspace_release();
     return MPI_SUCCESS;

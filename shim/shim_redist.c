@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim_call.h"
+#include "shim/shim_relabel.h"
 #include "shim/shim_trace.h"
 
 
@@ -364,6 +365,10 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                           .type = CS_ENG_T_RAW};
         if (g->uplo) {
             trapezoid(g, &op);
+        }
+        if (cfg->relabel != CS_CFG_RELABEL_OFF) {
+            cs_shim_relabel_observe(&la, &lb, &op, comm, g->desca[1],
+                                    g->descb[1], rec);
         }
         cs_eng_plan_t *plan = NULL;
         cs_eng_exec_opts_t opts;

@@ -6,15 +6,20 @@
  * rank of MPI_COMM_WORLD sends its totals (MPI_Gather) and its statistics
  * rows (MPI_Gatherv) to rank 0, which merges rows of the same key and
  * writes the text report (also to its stderr), the CSV and the JSON file.
+ * The shape and caller tables are merged by key on the way to rank 0 (one
+ * MPI_Reduce each with a merging operator), so no rank ever holds more
+ * than two tables of each kind.
  * Local mode (COSTA_SHIM_STATS=local, or the report was registered lazily
  * so not every rank takes part): no communication at all, every rank writes
- * its own CSV file.
+ * its own CSV file, shape rows included.
  *
  * Invariants: at most CS_SHIM_STATS_MAX_ROWS rows per rank and in each
- * merged table (overflow marks the report partial, it never grows); all
- * ranks run the same binary, so rows travel as bytes; every file is first
- * written as <name>.partial and renamed when complete; an I/O error costs
- * one warning naming the file, never the job.  No exit(), no abort().
+ * merged table, CS_SHIM_STATS_MAX_SHAPES shapes and
+ * CS_SHIM_STATS_MAX_CALLERS callers per table (overflow marks the report
+ * partial, it never grows); all ranks run the same binary, so rows and
+ * tables travel as bytes; every file is first written as <name>.partial
+ * and renamed when complete; an I/O error costs one warning naming the
+ * file, never the job.  No exit(), no abort().
  */
 #include "shim/shim.h"
 #include "shim/shim_stats.h"
@@ -44,6 +49,8 @@
 #define CS_REP_PATH_LEN (CS_CFG_PATH_LEN + 2 * CS_REP_NAME_LEN + 64)
 #define CS_REP_RULE_WIDTH 72
 #define CS_REP_MAX_K 100000
+#define CS_REP_TOP_SHAPES 20  /* shapes in the text; files have all */
+#define CS_REP_TOP_CALLERS 10
 
 /* One rank's totals as they travel to rank 0 (as bytes). */
 typedef struct {
@@ -55,6 +62,8 @@ typedef struct {
     int32_t partial;
     int32_t node_leader;
     int32_t pad;
+    int64_t verify_calls;
+    double verify_maxdiff;
 } cs_rep_rank_t;
 
 /* A row of "Per routine and path": reasons folded in, plus the spread of
@@ -92,12 +101,18 @@ typedef struct {
     cs_rep_trow_t text[CS_REP_MAX_ROWS];
     int nreason;
     cs_shim_row_t reasons[CS_REP_MAX_ROWS];
+    cs_shim_shape_tab_t *shapes;   /* merged, or this rank's (local) */
+    cs_shim_caller_tab_t *callers; /* merged; NULL in local mode */
+    int64_t verify_calls;          /* summed over ranks */
+    double verify_maxdiff;
 } cs_rep_t;
 
 /* Written once per process; static keeps the finalizer off the heap for
  * everything but the gathered rows. */
 static cs_rep_t cs_rep;
 static cs_shim_row_t cs_rep_mine[CS_REP_MAX_ROWS];
+static cs_shim_shape_tab_t cs_rep_shapes_mine, cs_rep_shapes_all;
+static cs_shim_caller_tab_t cs_rep_callers_mine, cs_rep_callers_all;
 
 /* ------------------------------------------------------------ columns */
 
@@ -280,6 +295,90 @@ static void cs_rep_merge(cs_rep_t *rep)
           cs_rep_qsort_cmp);
     qsort(rep->text, (size_t)rep->ntext, sizeof(rep->text[0]),
           cs_rep_trow_cmp);
+}
+
+/* ------------------------------------------------------------ shapes */
+
+/* Longest time first; ties by id, so equal runs print alike. */
+static int cs_rep_shape_cmp(const void *a, const void *b)
+{
+    const cs_shim_shape_t *x = a, *y = b;
+    if (x->row.t_sum != y->row.t_sum) {
+        return x->row.t_sum > y->row.t_sum ? -1 : 1;
+    }
+    if (x->id != y->id) {
+        return x->id < y->id ? -1 : 1;
+    }
+    return 0;
+}
+
+static int cs_rep_caller_cmp(const void *a, const void *b)
+{
+    const cs_shim_caller_t *x = a, *y = b;
+    if (x->t_sum != y->t_sum) {
+        return x->t_sum > y->t_sum ? -1 : 1;
+    }
+    int c = strcmp(x->caller, y->caller);
+    if (c != 0) {
+        return c;
+    }
+    return x->routine != y->routine ? (x->routine < y->routine ? -1 : 1)
+                                    : x->spelling - y->spelling;
+}
+
+static void cs_rep_sort_tables(cs_rep_t *rep)
+{
+    if (rep->shapes) {
+        qsort(rep->shapes->e, (size_t)rep->shapes->n,
+              sizeof(rep->shapes->e[0]), cs_rep_shape_cmp);
+        rep->partial |= rep->shapes->dropped > 0;
+    }
+    if (rep->callers) {
+        qsort(rep->callers->e, (size_t)rep->callers->n,
+              sizeof(rep->callers->e[0]), cs_rep_caller_cmp);
+        rep->partial |= rep->callers->dropped > 0;
+    }
+}
+
+/* MPI_Reduce operators: merge whole tables by key. */
+static void cs_rep_shape_op(void *in, void *inout, int *len,
+                            MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        cs_shim_shape_tab_merge((cs_shim_shape_tab_t *)inout + i,
+                                (const cs_shim_shape_tab_t *)in + i);
+    }
+}
+
+static void cs_rep_caller_op(void *in, void *inout, int *len,
+                             MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        cs_shim_caller_tab_merge((cs_shim_caller_tab_t *)inout + i,
+                                 (const cs_shim_caller_tab_t *)in + i);
+    }
+}
+
+/*
+ * One table of `size` bytes from every rank, merged by fn, into all on
+ * rank 0.  RATIONALE: a reduction (a tree in MPICH and Open MPI) merges on
+ * the way, so no rank ever holds more than two tables, whatever the
+ * number of ranks; a gather would need one table per rank on rank 0.
+ * Collective over comm.
+ */
+static void cs_rep_reduce_tab(const void *mine, void *all, size_t size,
+                              MPI_User_function *fn, MPI_Comm comm)
+{
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Type_contiguous((int)size, MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(fn, 1, &op);
+    MPI_Reduce(mine, all, 1, type, op, 0, comm);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
 }
 
 /* ------------------------------------------------------------ metadata */
@@ -533,10 +632,23 @@ static void cs_rep_text_header(FILE *f, const cs_rep_t *rep)
     fprintf(f, "@ Start / stop   : %s / %s\n", rep->start, rep->stop);
     fputs("@ Settings       : ", f);
     cs_rep_settings(f);
+    if (rep->cfg->verify) {
+        fprintf(f,
+                "@ Verify         : %" PRId64 " calls checked, max "
+                "difference %.1e\n",
+                rep->verify_calls, rep->verify_maxdiff);
+    }
     if (rep->partial) {
-        fputs("@ Partial        : yes (statistics table full: some calls "
-              "are only in the totals)\n",
-              f);
+        fputs("@ Partial        : yes (a statistics table was full", f);
+        if (rep->shapes && rep->shapes->dropped > 0) {
+            fprintf(f, "; %" PRId64 " calls not in the shape table",
+                    rep->shapes->dropped);
+        }
+        if (rep->callers && rep->callers->dropped > 0) {
+            fprintf(f, "; %" PRId64 " calls not in the caller table",
+                    rep->callers->dropped);
+        }
+        fputs("; the totals count every call)\n", f);
     }
 }
 
@@ -618,6 +730,120 @@ static void cs_rep_text_reasons(FILE *f, const cs_rep_t *rep)
     }
 }
 
+/* "64x64/2x2R"; "-" for block sizes that were not read. */
+static void cs_rep_blk(char *buf, size_t len, int32_t mb, int32_t nb,
+                       const char *grid)
+{
+    if (mb == -1 || nb == -1) {
+        snprintf(buf, len, "-/%s", grid);
+    } else {
+        snprintf(buf, len, "%" PRId32 "x%" PRId32 "/%s", mb, nb, grid);
+    }
+}
+
+/* Share of the crossing bytes an optimal relabeling would save. */
+static void cs_rep_relabel_pct(char *buf, size_t len,
+                               const cs_shim_shape_t *s)
+{
+    if (s->relabel_cross > 0) {
+        snprintf(buf, len, "%.1f%%",
+                 100.0 * (double)(s->relabel_cross - s->relabel_best) /
+                     (double)s->relabel_cross);
+    } else if (s->relabel_cross == 0) {
+        snprintf(buf, len, "0.0%%");
+    } else {
+        snprintf(buf, len, "n/a");
+    }
+}
+
+static const char *cs_rep_shape_path(const cs_shim_shape_t *s)
+{
+    return s->mixed ? "mixed" : cs_shim_path_str(s->row.path);
+}
+
+static const char *cs_rep_shape_reason(const cs_shim_shape_t *s)
+{
+    return s->mixed ? "" : cs_shim_reason_str(s->row.reason);
+}
+
+/* GB/s as costa_shim_report.py computes it: bytes moved (sent + copied
+ * locally) per second of call time, both summed over ranks. */
+static void cs_rep_gbs(char *buf, size_t len, const cs_shim_row_t *r)
+{
+    int64_t moved = r->bytes_sent + r->bytes_self;
+    if (moved <= 0 || r->t_sum <= 0.0) {
+        snprintf(buf, len, "n/a");
+    } else {
+        snprintf(buf, len, "%.2f", (double)moved / r->t_sum / 1e9);
+    }
+}
+
+static void cs_rep_text_shapes(FILE *f, const cs_rep_t *rep)
+{
+    const cs_shim_shape_tab_t *t = rep->shapes;
+    cs_rep_rule(f, "Top call shapes by time");
+    if (!t || t->n == 0) {
+        fputs("(none)\n", f);
+        return;
+    }
+    fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %7s %7s\n", "Id",
+            "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
+            "Time(s)", "GB/s", "Relabel");
+    int top = t->n < CS_REP_TOP_SHAPES ? t->n : CS_REP_TOP_SHAPES;
+    for (int i = 0; i < top; i++) {
+        const cs_shim_shape_t *s = &t->e[i];
+        char name[32], mn[32], a[64], b[64], gbs[32], rl[32];
+        cs_shim_called_name(s->row.routine, s->row.spelling, name,
+                            sizeof(name));
+        snprintf(mn, sizeof(mn), "%" PRId32 "x%" PRId32, s->m, s->n);
+        cs_rep_blk(a, sizeof(a), s->mb_a, s->nb_a, s->grid_a);
+        cs_rep_blk(b, sizeof(b), s->mb_b, s->nb_b, s->grid_b);
+        cs_rep_gbs(gbs, sizeof(gbs), &s->row);
+        cs_rep_relabel_pct(rl, sizeof(rl), s);
+        fprintf(f,
+                "%10" PRIu32 "  %-11s %-11s %-15s %-15s %9" PRId64
+                " %10.4f %7s %7s\n",
+                s->id, name, mn, a, b, s->row.calls, s->row.t_sum, gbs, rl);
+    }
+    if (t->n > top) {
+        fprintf(f, "(%d more shapes in the CSV and JSON files)\n",
+                t->n - top);
+    }
+    if (t->dropped > 0) {
+        fprintf(f, "(%" PRId64 " calls not counted here: the table was "
+                   "full)\n",
+                t->dropped);
+    }
+}
+
+static void cs_rep_text_callers(FILE *f, const cs_rep_t *rep)
+{
+    const cs_shim_caller_tab_t *t = rep->callers;
+    cs_rep_rule(f, "Callers (top 10)");
+    if (!t || t->n == 0) {
+        fputs("(none)\n", f);
+        return;
+    }
+    fprintf(f, "%-30s %-11s %9s %10s\n", "Caller", "Routine", "Calls",
+            "Time(s)");
+    int top = t->n < CS_REP_TOP_CALLERS ? t->n : CS_REP_TOP_CALLERS;
+    for (int i = 0; i < top; i++) {
+        const cs_shim_caller_t *c = &t->e[i];
+        char name[32];
+        cs_shim_called_name(c->routine, c->spelling, name, sizeof(name));
+        fprintf(f, "%-30s %-11s %9" PRId64 " %10.4f\n", c->caller, name,
+                c->calls, c->t_sum);
+    }
+    if (t->n > top) {
+        fprintf(f, "(%d more in the JSON file)\n", t->n - top);
+    }
+    if (t->dropped > 0) {
+        fprintf(f, "(%" PRId64 " calls not counted here: the table was "
+                   "full)\n",
+                t->dropped);
+    }
+}
+
 /* COSTA_SHIM_STATS=full: every rank's rows (file only, not stderr). */
 static void cs_rep_text_per_rank(FILE *f, const cs_rep_t *rep)
 {
@@ -663,6 +889,42 @@ static void cs_rep_csv_row(FILE *f, int rank, const cs_shim_row_t *r)
     fputs(",\n", f);
 }
 
+/* A block size, empty when it was not read. */
+static void cs_rep_csv_blk(FILE *f, int32_t v)
+{
+    fputc(',', f);
+    if (v != -1) {
+        fprintf(f, "%" PRId32, v);
+    }
+}
+
+static void cs_rep_csv_shape(FILE *f, int rank, const cs_shim_shape_t *s)
+{
+    char name[32];
+    cs_shim_called_name(s->row.routine, s->row.spelling, name, sizeof(name));
+    fprintf(f, "%d,%s,%s,%s,%" PRIu32 ",%" PRId32 ",%" PRId32, rank, name,
+            cs_rep_shape_path(s), cs_rep_shape_reason(s), s->id, s->m, s->n);
+    cs_rep_csv_blk(f, s->mb_a);
+    cs_rep_csv_blk(f, s->nb_a);
+    fprintf(f, ",%s", s->grid_a);
+    cs_rep_csv_blk(f, s->mb_b);
+    cs_rep_csv_blk(f, s->nb_b);
+    fprintf(f, ",%s", s->grid_b);
+    for (int pass = 0; pass < 3; pass++) {
+        for (int c = 0; c < CS_REP_NCOLS; c++) {
+            if (cs_rep_col_pass(&cs_rep_cols[c]) == pass) {
+                fputc(',', f);
+                cs_rep_col_print(f, &s->row, &cs_rep_cols[c], 0);
+            }
+        }
+    }
+    fputc(',', f);
+    if (s->relabel_cross >= 0) {
+        fprintf(f, "%" PRId64, s->relabel_cross - s->relabel_best);
+    }
+    fputc('\n', f);
+}
+
 static void cs_rep_write_csv(FILE *f, const void *arg)
 {
     const cs_rep_t *rep = arg;
@@ -670,6 +932,10 @@ static void cs_rep_write_csv(FILE *f, const void *arg)
     fprintf(f, "# command: %s\n", rep->command);
     fprintf(f, "# nprocs: %d\n", rep->nprocs);
     fprintf(f, "# partial: %d\n", rep->partial);
+    if (rep->shapes) {
+        fprintf(f, "# shapes_dropped_calls: %" PRId64 "\n",
+                rep->shapes->dropped);
+    }
     fputs("rank,routine,path,reason,shape_id,m,n,mbA,nbA,gridA,mbB,nbB,gridB",
           f);
     for (int pass = 0; pass < 3; pass++) {
@@ -689,6 +955,11 @@ static void cs_rep_write_csv(FILE *f, const void *arg)
         for (int j = rep->first[r]; j < rep->first[r + 1]; j++) {
             cs_rep_csv_row(f, rep->rank0 + r, &rep->all[j]);
         }
+    }
+    /* shape rows: merged (rank -1) or this rank's own */
+    for (int i = 0; rep->shapes && i < rep->shapes->n; i++) {
+        cs_rep_csv_shape(f, rep->collective ? -1 : rep->rank0,
+                         &rep->shapes->e[i]);
     }
 }
 
@@ -747,6 +1018,81 @@ static void cs_rep_json_row(FILE *f, const cs_shim_row_t *r)
     }
 }
 
+/* , "key": value-or-null */
+static void cs_rep_json_opt(FILE *f, const char *key, int64_t v, int known)
+{
+    if (known) {
+        fprintf(f, ", \"%s\": %" PRId64, key, v);
+    } else {
+        fprintf(f, ", \"%s\": null", key);
+    }
+}
+
+/* Members of a shape row, without braces. */
+static void cs_rep_json_shape(FILE *f, const cs_shim_shape_t *s)
+{
+    char name[32];
+    cs_shim_called_name(s->row.routine, s->row.spelling, name, sizeof(name));
+    fprintf(f, "\"shape_id\": %" PRIu32 ", \"routine\": ", s->id);
+    cs_rep_json_str(f, name);
+    fprintf(f, ", \"path\": \"%s\", \"reason\": \"%s\"",
+            cs_rep_shape_path(s), cs_rep_shape_reason(s));
+    fprintf(f, ", \"m\": %" PRId32 ", \"n\": %" PRId32, s->m, s->n);
+    cs_rep_json_opt(f, "mbA", s->mb_a, s->mb_a != -1);
+    cs_rep_json_opt(f, "nbA", s->nb_a, s->nb_a != -1);
+    fputs(", \"gridA\": ", f);
+    cs_rep_json_str(f, s->grid_a);
+    cs_rep_json_opt(f, "mbB", s->mb_b, s->mb_b != -1);
+    cs_rep_json_opt(f, "nbB", s->nb_b, s->nb_b != -1);
+    fputs(", \"gridB\": ", f);
+    cs_rep_json_str(f, s->grid_b);
+    for (int pass = 0; pass < 3; pass++) {
+        for (int c = 0; c < CS_REP_NCOLS; c++) {
+            if (cs_rep_col_pass(&cs_rep_cols[c]) == pass) {
+                fprintf(f, ", \"%s\": ", cs_rep_cols[c].name);
+                cs_rep_col_print(f, &s->row, &cs_rep_cols[c], 1);
+            }
+        }
+    }
+    int rl = s->relabel_cross >= 0;
+    cs_rep_json_opt(f, "relabel_cross_bytes", s->relabel_cross, rl);
+    cs_rep_json_opt(f, "relabel_best_bytes", s->relabel_best, rl);
+    cs_rep_json_opt(f, "relabel_gain_bytes",
+                    s->relabel_cross - s->relabel_best, rl);
+}
+
+static void cs_rep_json_shapes(FILE *f, const cs_rep_t *rep)
+{
+    const cs_shim_shape_tab_t *t = rep->shapes;
+    int n = t ? t->n : 0;
+    fputs("  \"shapes\": [", f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ",\n    {" : "\n    {", f);
+        cs_rep_json_shape(f, &t->e[i]);
+        fputc('}', f);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
+static void cs_rep_json_callers(FILE *f, const cs_rep_t *rep)
+{
+    const cs_shim_caller_tab_t *t = rep->callers;
+    int n = t ? t->n : 0;
+    fputs("  \"callers\": [", f);
+    for (int i = 0; i < n; i++) {
+        const cs_shim_caller_t *c = &t->e[i];
+        char name[32];
+        cs_shim_called_name(c->routine, c->spelling, name, sizeof(name));
+        fputs(i ? ",\n    {\"caller\": " : "\n    {\"caller\": ", f);
+        cs_rep_json_str(f, c->caller);
+        fputs(", \"routine\": ", f);
+        cs_rep_json_str(f, name);
+        fprintf(f, ", \"calls\": %" PRId64 ", \"t_sum_s\": %.9g}", c->calls,
+                c->t_sum);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
 static void cs_rep_json_meta(FILE *f, const cs_rep_t *rep)
 {
     static const char *const stats[] = {"off", "summary", "full", "local"};
@@ -773,8 +1119,24 @@ static void cs_rep_json_meta(FILE *f, const cs_rep_t *rep)
     cs_rep_json_str(f, rep->stop);
     fprintf(f, ",\n    \"stats\": \"%s\"",
             st >= 0 && st < 4 ? stats[st] : "?");
-    fprintf(f, ",\n    \"partial\": %s\n  },\n",
-            rep->partial ? "true" : "false");
+    fprintf(f, ",\n    \"partial\": %s", rep->partial ? "true" : "false");
+    fprintf(f,
+            ",\n    \"shapes_dropped_calls\": %" PRId64
+            ",\n    \"callers_dropped_calls\": %" PRId64,
+            rep->shapes ? rep->shapes->dropped : 0,
+            rep->callers ? rep->callers->dropped : 0);
+    if (rep->cfg->verify) {
+        fprintf(f, ",\n    \"verify\": {\"calls\": %" PRId64 ", ",
+                rep->verify_calls);
+        if (isfinite(rep->verify_maxdiff)) {
+            fprintf(f, "\"max_diff\": %.9g}", rep->verify_maxdiff);
+        } else {
+            fputs("\"max_diff\": null}", f);
+        }
+    } else {
+        fputs(",\n    \"verify\": null", f);
+    }
+    fputs("\n  },\n", f);
 }
 
 static void cs_rep_json_env(FILE *f)
@@ -814,7 +1176,9 @@ static void cs_rep_write_json(FILE *f, const void *arg)
         fputc('}', f);
     }
     fputs(rep->nmerged ? "\n  ],\n" : "],\n", f);
-    fputs("  \"shapes\": [],\n  \"ranks\": [", f);
+    cs_rep_json_shapes(f, rep);
+    cs_rep_json_callers(f, rep);
+    fputs("  \"ranks\": [", f);
     for (int r = 0; r < rep->nranks; r++) {
         const cs_rep_rank_t *k = &rep->ranks[r];
         fprintf(f,
@@ -959,6 +1323,8 @@ static void cs_rep_emit_all(cs_rep_t *rep)
         cs_rep_text_time(m, rep);
         cs_rep_text_routines(m, rep);
         cs_rep_text_reasons(m, rep);
+        cs_rep_text_shapes(m, rep);
+        cs_rep_text_callers(m, rep);
         fflush(m);
         summary_len = tlen;
         if (cfg->stats == CS_CFG_STATS_FULL) {
@@ -1041,6 +1407,11 @@ static void cs_rep_local(cs_rep_t *rep, int nmine, const cs_rep_rank_t *my)
     rep->first = first;
     rep->all = cs_rep_mine;
     rep->partial = my->partial;
+    rep->shapes = &cs_rep_shapes_mine;
+    rep->callers = NULL; /* the CSV has no caller rows */
+    rep->verify_calls = my->verify_calls;
+    rep->verify_maxdiff = my->verify_maxdiff;
+    cs_rep_sort_tables(rep);
     cs_rep_read_command(rep->command, sizeof(rep->command));
     cs_rep_read_exe(rep->exe, sizeof(rep->exe));
     cs_rep_read_jobid(rep->jobid, sizeof(rep->jobid));
@@ -1126,6 +1497,10 @@ static void cs_rep_collective(cs_rep_t *rep, int nmine, cs_rep_rank_t *my)
     MPI_Gatherv(cs_rep_mine, nmine, rowtype, all, counts, first, rowtype, 0,
                 comm);
     MPI_Type_free(&rowtype);
+    cs_rep_reduce_tab(&cs_rep_shapes_mine, &cs_rep_shapes_all,
+                      sizeof(cs_rep_shapes_mine), cs_rep_shape_op, comm);
+    cs_rep_reduce_tab(&cs_rep_callers_mine, &cs_rep_callers_all,
+                      sizeof(cs_rep_callers_mine), cs_rep_caller_op, comm);
     if (me == 0) {
         rep->collective = 1;
         rep->nprocs = np;
@@ -1139,7 +1514,14 @@ static void cs_rep_collective(cs_rep_t *rep, int nmine, cs_rep_rank_t *my)
                   cs_rep_qsort_cmp);
             rep->partial |= ranks[r].partial;
             rep->nnodes += ranks[r].node_leader;
+            rep->verify_calls += ranks[r].verify_calls;
+            if (ranks[r].verify_maxdiff > rep->verify_maxdiff) {
+                rep->verify_maxdiff = ranks[r].verify_maxdiff;
+            }
         }
+        rep->shapes = &cs_rep_shapes_all;
+        rep->callers = &cs_rep_callers_all;
+        cs_rep_sort_tables(rep);
         cs_rep_merge(rep);
         cs_rep_meta(rep);
         cs_rep_emit_all(rep);
@@ -1175,6 +1557,10 @@ void cs_shim_report_write(int collective)
     my.fallbacks = tot.fallbacks;
     my.nrows = n;
     my.partial = tot.partial;
+    my.verify_calls = tot.verify_calls;
+    my.verify_maxdiff = tot.verify_maxdiff;
+    cs_shim_stats_shapes(&cs_rep_shapes_mine);
+    cs_shim_stats_callers(&cs_rep_callers_mine);
 
     int up = 0, down = 0;
     MPI_Initialized(&up);

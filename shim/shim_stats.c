@@ -1,10 +1,13 @@
 /*
  * shim/shim_stats.c - the statistics registry (one of the project's named
- * registries).  Fixed size: a run with more distinct (routine, path,
- * reason) keys than rows keeps counting in its totals and marks the table
- * partial instead of growing.
+ * registries): rows per (routine as called, path, reason), call shapes and
+ * callers.  Fixed size: a run with more distinct keys than a table holds
+ * keeps counting in its totals and in the tables that still have room,
+ * counts the calls it could not place as dropped and marks the report
+ * partial instead of growing.  No MPI here.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "shim/shim_stats.h"
@@ -13,6 +16,8 @@ static pthread_mutex_t cs_shim_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_shim_row_t cs_shim_stats_rows[CS_SHIM_STATS_MAX_ROWS];
 static int cs_shim_stats_nrows;
 static cs_shim_totals_t cs_shim_stats_totals;
+static cs_shim_shape_tab_t cs_shim_stats_shape_tab;
+static cs_shim_caller_tab_t cs_shim_stats_caller_tab;
 
 void cs_shim_stats_mark_start(void)
 {
@@ -38,14 +43,21 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src)
 #undef CS_SHIM_COUNTER
 }
 
-void cs_shim_stats_record(const cs_shim_record_t *rec)
+/* The row of one call. */
+static cs_shim_row_t row_of(const cs_shim_record_t *rec)
 {
     cs_shim_row_t one = {rec->routine, rec->spelling, rec->path, rec->reason,
                          1, rec->vol.bytes_sent, rec->vol.bytes_recv,
                          rec->vol.bytes_self, rec->vol.msgs_sent,
                          rec->vol.msgs_recv, rec->t, rec->t, rec->t,
                          rec->t * rec->t};
-    pthread_mutex_lock(&cs_shim_stats_lock);
+    return one;
+}
+
+/* Totals and routine row of one call; the lock is held. */
+static void row_add_locked(const cs_shim_record_t *rec)
+{
+    cs_shim_row_t one = row_of(rec);
     cs_shim_totals_t *tot = &cs_shim_stats_totals;
     if (tot->t_start == 0.0) {
         tot->t_start = cs_shim_now() - rec->t;
@@ -68,7 +80,6 @@ void cs_shim_stats_record(const cs_shim_record_t *rec)
     if (i == cs_shim_stats_nrows) {
         if (i == CS_SHIM_STATS_MAX_ROWS) {
             tot->partial = 1;
-            pthread_mutex_unlock(&cs_shim_stats_lock);
             return;
         }
         memset(&cs_shim_stats_rows[i], 0, sizeof(cs_shim_stats_rows[i]));
@@ -79,6 +90,252 @@ void cs_shim_stats_record(const cs_shim_record_t *rec)
         cs_shim_stats_nrows++;
     }
     cs_shim_row_merge(&cs_shim_stats_rows[i], &one);
+}
+
+void cs_shim_stats_record(const cs_shim_record_t *rec)
+{
+    pthread_mutex_lock(&cs_shim_stats_lock);
+    row_add_locked(rec);
+    pthread_mutex_unlock(&cs_shim_stats_lock);
+}
+
+/* ------------------------------------------------------------ shapes */
+
+/* MB and NB of a descriptor (DTYPE 2 keeps them at 6 and 7); -1 when the
+ * process is outside the matrix's grid (CTXT -1: the rest may be a
+ * placeholder). */
+static void shape_block(const int *desc, int32_t *mb_p, int32_t *nb_p)
+{
+    if (!desc || desc[1] < 0) {
+        *mb_p = -1;
+        *nb_p = -1;
+        return;
+    }
+    int two = desc[0] == 2;
+    *mb_p = desc[two ? 6 : 4];
+    *nb_p = desc[two ? 7 : 5];
+}
+
+static void shape_of_call(const cs_shim_record_t *rec,
+                          const cs_shim_call_t *g, const cs_shim_trace_t *tr,
+                          cs_shim_shape_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->row = row_of(rec);
+    s->m = g->m;
+    s->n = g->n;
+    s->mb_a = s->nb_a = s->mb_b = s->nb_b = -1;
+    /* REDIST reads no descriptor when m or n is 0: neither do we */
+    if (g->m != 0 && g->n != 0) {
+        shape_block(g->desca, &s->mb_a, &s->nb_a);
+        shape_block(g->descb, &s->mb_b, &s->nb_b);
+    }
+    snprintf(s->grid_a, sizeof(s->grid_a), "%s",
+             tr->grid_a[0] ? tr->grid_a : "-");
+    snprintf(s->grid_b, sizeof(s->grid_b), "%s",
+             tr->grid_b[0] ? tr->grid_b : "-");
+    s->relabel_cross = rec->relabel_cross >= 0 ? rec->relabel_cross : -1;
+    s->relabel_best = rec->relabel_cross >= 0 ? rec->relabel_best : -1;
+}
+
+static int blk_match(int32_t a, int32_t b)
+{
+    return a == b || a == -1 || b == -1;
+}
+
+static int shape_match(const cs_shim_shape_t *a, const cs_shim_shape_t *b)
+{
+    return a->row.routine == b->row.routine &&
+           a->row.spelling == b->row.spelling && a->m == b->m &&
+           a->n == b->n && blk_match(a->mb_a, b->mb_a) &&
+           blk_match(a->nb_a, b->nb_a) && blk_match(a->mb_b, b->mb_b) &&
+           blk_match(a->nb_b, b->nb_b) &&
+           strcmp(a->grid_a, b->grid_a) == 0 &&
+           strcmp(a->grid_b, b->grid_b) == 0;
+}
+
+static void blk_fill(int32_t *dst, int32_t src)
+{
+    if (*dst == -1) {
+        *dst = src;
+    }
+}
+
+/* d += s (matching keys).  sum_relabel: calls of one rank add up; else
+ * the same calls seen by two ranks: keep the larger pair. */
+static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
+                       int sum_relabel)
+{
+    if (d->row.calls > 0 && s->row.calls > 0 &&
+        (d->row.path != s->row.path || d->row.reason != s->row.reason)) {
+        d->mixed = 1;
+    }
+    d->mixed |= s->mixed;
+    if (d->row.calls == 0) {
+        d->row.path = s->row.path;
+        d->row.reason = s->row.reason;
+    }
+    blk_fill(&d->mb_a, s->mb_a);
+    blk_fill(&d->nb_a, s->nb_a);
+    blk_fill(&d->mb_b, s->mb_b);
+    blk_fill(&d->nb_b, s->nb_b);
+    if (s->relabel_cross >= 0) {
+        if (d->relabel_cross < 0) {
+            d->relabel_cross = s->relabel_cross;
+            d->relabel_best = s->relabel_best;
+        } else if (sum_relabel) {
+            d->relabel_cross += s->relabel_cross;
+            d->relabel_best += s->relabel_best;
+        } else if (s->relabel_cross > d->relabel_cross) {
+            d->relabel_cross = s->relabel_cross;
+            d->relabel_best = s->relabel_best;
+        }
+    }
+    cs_shim_row_merge(&d->row, &s->row);
+}
+
+/* Add s to t; 0 when the table is full (its calls count as dropped). */
+static int shape_add(cs_shim_shape_tab_t *t, const cs_shim_shape_t *s,
+                     int sum_relabel)
+{
+    for (int i = 0; i < t->n; i++) {
+        if (shape_match(&t->e[i], s)) {
+            shape_fold(&t->e[i], s, sum_relabel);
+            return 1;
+        }
+    }
+    if (t->n == CS_SHIM_STATS_MAX_SHAPES) {
+        t->dropped += s->row.calls;
+        return 0;
+    }
+    t->e[t->n++] = *s;
+    return 1;
+}
+
+uint32_t cs_shim_shape_id(const cs_shim_shape_t *s)
+{
+    char name[32], key[160];
+    cs_shim_called_name(s->row.routine, s->row.spelling, name, sizeof(name));
+    snprintf(key, sizeof(key), "%s %d %d %d %d %s %d %d %s", name, s->m,
+             s->n, s->mb_a, s->nb_a, s->grid_a, s->mb_b, s->nb_b, s->grid_b);
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h = (h ^ *p) * 16777619u;
+    }
+    return h;
+}
+
+static void shape_set_ids(cs_shim_shape_tab_t *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        t->e[i].id = cs_shim_shape_id(&t->e[i]);
+    }
+}
+
+void cs_shim_shape_tab_merge(cs_shim_shape_tab_t *dst,
+                             const cs_shim_shape_tab_t *src)
+{
+    for (int i = 0; i < src->n; i++) {
+        shape_add(dst, &src->e[i], 0);
+    }
+    dst->dropped += src->dropped;
+    shape_set_ids(dst);
+}
+
+void cs_shim_stats_shapes(cs_shim_shape_tab_t *tab_p)
+{
+    pthread_mutex_lock(&cs_shim_stats_lock);
+    *tab_p = cs_shim_stats_shape_tab;
+    pthread_mutex_unlock(&cs_shim_stats_lock);
+    shape_set_ids(tab_p);
+}
+
+/* ------------------------------------------------------------ callers */
+
+static int caller_same(const cs_shim_caller_t *a, const cs_shim_caller_t *b,
+                       int by_string)
+{
+    return a->routine == b->routine && a->spelling == b->spelling &&
+           (by_string ? strcmp(a->caller, b->caller) == 0
+                      : a->addr == b->addr);
+}
+
+/* Add c to t; 0 when the table is full (its calls count as dropped). */
+static int caller_add(cs_shim_caller_tab_t *t, const cs_shim_caller_t *c,
+                      int by_string)
+{
+    for (int i = 0; i < t->n; i++) {
+        if (caller_same(&t->e[i], c, by_string)) {
+            t->e[i].calls += c->calls;
+            t->e[i].t_sum += c->t_sum;
+            return 1;
+        }
+    }
+    if (t->n == CS_SHIM_STATS_MAX_CALLERS) {
+        t->dropped += c->calls;
+        return 0;
+    }
+    t->e[t->n++] = *c;
+    return 1;
+}
+
+void cs_shim_caller_tab_merge(cs_shim_caller_tab_t *dst,
+                              const cs_shim_caller_tab_t *src)
+{
+    for (int i = 0; i < src->n; i++) {
+        caller_add(dst, &src->e[i], 1);
+    }
+    dst->dropped += src->dropped;
+}
+
+void cs_shim_stats_callers(cs_shim_caller_tab_t *tab_p)
+{
+    pthread_mutex_lock(&cs_shim_stats_lock);
+    *tab_p = cs_shim_stats_caller_tab;
+    pthread_mutex_unlock(&cs_shim_stats_lock);
+    /* dladdr outside the lock; then fold entries whose strings agree
+     * (addresses without symbol information all read "?") */
+    int n = tab_p->n;
+    tab_p->n = 0;
+    for (int i = 0; i < n; i++) {
+        cs_shim_caller_t c = tab_p->e[i];
+        cs_shim_caller_str((const void *)(uintptr_t)c.addr, c.caller,
+                           sizeof(c.caller));
+        c.addr = 0;
+        caller_add(tab_p, &c, 1);
+    }
+}
+
+/* ------------------------------------------------------------ calls */
+
+void cs_shim_stats_record_call(const cs_shim_record_t *rec,
+                               const cs_shim_call_t *g,
+                               const cs_shim_trace_t *tr)
+{
+    cs_shim_shape_t s;
+    cs_shim_caller_t c;
+    shape_of_call(rec, g, tr, &s);
+    memset(&c, 0, sizeof(c));
+    c.addr = (uint64_t)(uintptr_t)g->caller;
+    c.routine = rec->routine;
+    c.spelling = rec->spelling;
+    c.calls = 1;
+    c.t_sum = rec->t;
+
+    pthread_mutex_lock(&cs_shim_stats_lock);
+    cs_shim_totals_t *tot = &cs_shim_stats_totals;
+    row_add_locked(rec);
+    int placed = shape_add(&cs_shim_stats_shape_tab, &s, 1);
+    placed &= caller_add(&cs_shim_stats_caller_tab, &c, 0);
+    if (!placed) {
+        tot->partial = 1;
+    }
+    if (tr->verified) {
+        tot->verify_calls++;
+        if (tr->maxdiff > tot->verify_maxdiff) {
+            tot->verify_maxdiff = tr->maxdiff;
+        }
+    }
     pthread_mutex_unlock(&cs_shim_stats_lock);
 }
 

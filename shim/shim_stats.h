@@ -1,6 +1,7 @@
 /*
  * shim/shim_stats.h - the statistics registry: one row per (routine as
- * called, path, reason) with counters, in a fixed-size table.
+ * called, path, reason) with counters, one row per call shape and one per
+ * (caller, routine), each in a fixed-size table.
  *
  * The counter list is one X-macro so the report writers (text, CSV, JSON)
  * and the per-call trace use the same names.
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "shim/shim.h"
+#include "shim/shim_trace.h"
 
 /* CS_SHIM_COUNTER(field, csv_name): integer counters of a row. */
 #define CS_SHIM_COUNTERS                                                      \
@@ -30,6 +32,14 @@
 
 #define CS_SHIM_STATS_MAX_ROWS 256
 
+/* Capacity of the per-rank shape and caller tables, and of the tables
+ * merged over all ranks for the report. */
+#define CS_SHIM_STATS_MAX_SHAPES 512
+#define CS_SHIM_STATS_MAX_CALLERS 128
+
+#define CS_SHIM_GRID_LEN 32   /* "2x2R", as cs_shim_trace_t holds it */
+#define CS_SHIM_CALLER_LEN 96 /* "pdsyev_+0x1a2"; longer ones are cut */
+
 typedef struct {
     int32_t routine, spelling, path, reason;
 #define CS_SHIM_COUNTER(f, s) int64_t f;
@@ -40,18 +50,103 @@ typedef struct {
 #undef CS_SHIM_TIMER
 } cs_shim_row_t;
 
+/*
+ * One call shape: routine as called, m, n, A's and B's block sizes and
+ * grid strings.  The counters live in `row` (its path and reason are those
+ * of the first call; `mixed` says later calls differed).  Block sizes are
+ * -1 where the descriptor was not read (m or n is 0, or the process is not
+ * in that matrix's grid, so its descriptor may be a placeholder); such an
+ * entry matches any block size when tables are merged.  Plain bytes: the
+ * tables travel between ranks as they are.
+ */
+typedef struct {
+    cs_shim_row_t row;
+    uint32_t id;            /* cs_shim_shape_id(), set by the snapshot */
+    int32_t mixed;
+    int32_t m, n;
+    int32_t mb_a, nb_a, mb_b, nb_b;
+    char grid_a[CS_SHIM_GRID_LEN]; /* "-" when the engine did not look */
+    char grid_b[CS_SHIM_GRID_LEN];
+    /* COSTA_SHIM_RELABEL=report: whole-call crossing bytes with the
+     * application's mapping and with the optimal relabeling, summed over
+     * the calls that computed them; -1 when none did */
+    int64_t relabel_cross;
+    int64_t relabel_best;
+} cs_shim_shape_t;
+
+typedef struct {
+    int32_t n;
+    int32_t pad;
+    int64_t dropped;        /* calls not in the table because it was full */
+    cs_shim_shape_t e[CS_SHIM_STATS_MAX_SHAPES];
+} cs_shim_shape_tab_t;
+
+/* One (call site, routine as called) pair. */
+typedef struct {
+    char caller[CS_SHIM_CALLER_LEN]; /* cs_shim_caller_str(), by snapshot */
+    uint64_t addr;          /* return address; this process only */
+    int32_t routine, spelling;
+    int64_t calls;
+    double t_sum;
+} cs_shim_caller_t;
+
+typedef struct {
+    int32_t n;
+    int32_t pad;
+    int64_t dropped;        /* calls not in the table because it was full */
+    cs_shim_caller_t e[CS_SHIM_STATS_MAX_CALLERS];
+} cs_shim_caller_tab_t;
+
 /* Per-process totals. */
 typedef struct {
     double t_start;     /* registration time (MPI_Init or first call) */
     double t_shim;      /* seconds inside intercepted routines */
     int64_t calls;
     int64_t fallbacks;  /* fallback + passthrough */
-    int partial;        /* 1 when rows were dropped because the table is full */
+    int partial;        /* 1 when a table was full (rows or calls dropped) */
+    int64_t verify_calls;   /* COSTA_SHIM_VERIFY: engine calls checked */
+    double verify_maxdiff;  /* largest difference found (0: all equal) */
 } cs_shim_totals_t;
+
+/*
+ * Record one call made while MPI runs (not nested): its routine row, its
+ * shape, its caller and, when tr->verified, its verification.  Entries that
+ * do not fit in a full table are counted as dropped and set the partial
+ * flag.  Reads g's descriptors only where ScaLAPACK does.  Thread-safe.
+ */
+void cs_shim_stats_record_call(const cs_shim_record_t *rec,
+                               const cs_shim_call_t *g,
+                               const cs_shim_trace_t *tr);
 
 /* Copy up to max rows into rows_p; returns the number copied.  Locks. */
 int cs_shim_stats_snapshot(cs_shim_row_t *rows_p, int max,
                            cs_shim_totals_t *totals_p);
+
+/* Copy the shape table into tab_p, ids set.  Locks.  Local. */
+void cs_shim_stats_shapes(cs_shim_shape_tab_t *tab_p);
+
+/* Copy the caller table into tab_p with the addresses turned into
+ * strings (dladdr) and entries of equal strings merged.  Locks.  Local. */
+void cs_shim_stats_callers(cs_shim_caller_tab_t *tab_p);
+
+/*
+ * Merge shape table src into dst by key (a block size of -1 matches any
+ * and takes the other's value); entries that do not fit go to
+ * dst->dropped.  Ids are recomputed.  Relabel bytes are whole-call numbers
+ * every rank of a call sees alike, so the pair with the larger crossing
+ * volume is kept rather than summed.  Local.
+ */
+void cs_shim_shape_tab_merge(cs_shim_shape_tab_t *dst,
+                             const cs_shim_shape_tab_t *src);
+
+/* Merge caller table src into dst by (caller string, routine, spelling);
+ * entries that do not fit go to dst->dropped.  Local. */
+void cs_shim_caller_tab_merge(cs_shim_caller_tab_t *dst,
+                              const cs_shim_caller_tab_t *src);
+
+/* Stable id of a shape: FNV-1a (32 bits) of its key, the same on every
+ * rank and in every run.  Local. */
+uint32_t cs_shim_shape_id(const cs_shim_shape_t *s);
 
 /* Merge row src into dst (same key). */
 void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src);

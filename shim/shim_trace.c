@@ -3,9 +3,10 @@
  *
  * Grammar (interface.md section 3): "COSTA_SHIM r:<rank> seq:<n> <routine
  * as called> <arguments> gridA:.. gridB:.. path:.. [reason:..] t:<ms>ms
- * [send:<MB>MB recv:<MB>MB self:<MB>MB msgs:<sent>/<recv> thr:<n>]
- * caller:<where>".  Times in ms, sizes in MB (1e6 bytes), no '=' and no
- * spaces inside values.
+ * [send:<MB>MB recv:<MB>MB self:<MB>MB msgs:<sent>/<recv>]
+ * [relabel_gain:<pct>%] [thr:<n>] [maxdiff:<x.xe+yy>] caller:<where>".
+ * Times in ms, sizes in MB (1e6 bytes), no '=' and no spaces inside
+ * values.
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -146,12 +147,25 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
     app(line, len, &pos, " t:%.3fms", rec->t * 1e3);
     if (rec->path == CS_SHIM_PATH_ENGINE) {
         app(line, len, &pos,
-            " send:%.2fMB recv:%.2fMB self:%.2fMB msgs:%lld/%lld thr:%d",
+            " send:%.2fMB recv:%.2fMB self:%.2fMB msgs:%lld/%lld",
             (double)rec->vol.bytes_sent * 1e-6,
             (double)rec->vol.bytes_recv * 1e-6,
             (double)rec->vol.bytes_self * 1e-6,
-            (long long)rec->vol.msgs_sent, (long long)rec->vol.msgs_recv,
+            (long long)rec->vol.msgs_sent, (long long)rec->vol.msgs_recv);
+    }
+    if (rec->relabel_cross >= 0) {
+        app(line, len, &pos, " relabel_gain:%.1f%%",
+            rec->relabel_cross > 0
+                ? 100.0 * (double)(rec->relabel_cross - rec->relabel_best) /
+                      (double)rec->relabel_cross
+                : 0.0);
+    }
+    if (rec->path == CS_SHIM_PATH_ENGINE) {
+        app(line, len, &pos, " thr:%d",
             rec->vol.threads > 0 ? rec->vol.threads : 1);
+    }
+    if (tr->verified) {
+        app(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);
     }
     cs_shim_caller_str(g->caller, caller, sizeof(caller));
     app(line, len, &pos, " caller:%s", caller);

@@ -14,6 +14,8 @@ typedef struct cs_shim_trace {
     const cs_shim_call_t *args;
     char grid_a[32];   /* "2x2R"; empty when the engine did not look */
     char grid_b[32];
+    int verified;      /* COSTA_SHIM_VERIFY checked this call */
+    double maxdiff;    /* largest difference from the real routine */
 } cs_shim_trace_t;
 
 /* Write the line for one call if COSTA_SHIM_VERBOSE >= 1 and this

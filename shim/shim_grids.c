@@ -1,0 +1,531 @@
+/*
+ * shim/shim_grids.c - the BLACS grid creation interposers
+ * (Cblacs_gridinit, Cblacs_gridmap, blacs_gridinit_, blacs_gridmap_,
+ * Cblacs_gridexit, blacs_gridexit_) and the registry of created grids for
+ * COSTA_SHIM_RELABEL (shim_relabel.h, docs/relabel.md).
+ *
+ * With COSTA_SHIM_RELABEL=off (the default), inside an intercepted
+ * ScaLAPACK routine (its own temporary grids), or while the shim is
+ * disabled, every function only forwards to the real one found with
+ * dlsym(RTLD_NEXT): no MPI call, no state.  The library exports these
+ * names, but an application not linked with BLACS never calls them.
+ *
+ * With report or apply, a creation over a communicator that contains
+ * MPI_COMM_WORLD rank 0 gets the next grid number; its shape, order and
+ * map in world ranks are recorded (local MPI group calls only).  In apply
+ * mode the processes creating the grid also agree, in one MPI_Allreduce
+ * on a duplicate of the system communicator (collective exactly where
+ * BLACS's own MPI_Comm_create is), on the map the plan gives, and the grid
+ * is created with Cblacs_gridmap and that map.  The map only decides which
+ * process plays which grid position; BLACS builds the grid as usual.
+ *
+ * RATIONALE: the real Cblacs_gridinit calls Cblacs_gridmap through the PLT,
+ * i.e. back into this file: a thread-local depth makes such inner calls
+ * plain forwards.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/log.h"
+#include "shim/shim_relabel.h"
+
+static __thread int cs_grid_depth;
+static pthread_mutex_t cs_grid_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cs_shim_grid_t cs_grids[CS_SHIM_GRIDS_MAX];
+static int cs_grids_n;        /* recorded */
+static int cs_grids_numbered; /* numbered (>= recorded) */
+static int64_t cs_grids_positions;
+
+/* ------------------------------------------------------------ real ones */
+
+typedef void (*c_init_fn)(int *, const char *, int, int);
+typedef void (*c_map_fn)(int *, int *, int, int, int);
+typedef void (*c_exit_fn)(int);
+typedef void (*f_init_fn)(int *, const char *, const int *, const int *,
+                          size_t);
+typedef void (*f_map_fn)(int *, int *, const int *, const int *,
+                         const int *);
+typedef void (*f_exit_fn)(const int *);
+typedef MPI_Comm (*b2s_fn)(int);
+
+enum { R_C_INIT, R_C_MAP, R_C_EXIT, R_F_INIT, R_F_MAP, R_F_EXIT, R_B2S, R_N };
+static const char *const cs_grid_names[R_N] = {
+    "Cblacs_gridinit", "Cblacs_gridmap",  "Cblacs_gridexit",
+    "blacs_gridinit_", "blacs_gridmap_", "blacs_gridexit_",
+    "Cblacs2sys_handle"};
+static _Atomic(void *) cs_grid_real[R_N];
+
+static void *real_fn(int which)
+{
+    void *p = atomic_load(&cs_grid_real[which]);
+    if (!p) {
+        /* Cblacs2sys_handle is not ours: any definition will do */
+        p = dlsym(which == R_B2S ? RTLD_DEFAULT : RTLD_NEXT,
+                  cs_grid_names[which]);
+        if (!p) {
+            cs_shim_fatal("cannot find the real BLACS function %s after "
+                          "the shim; is the application linked with "
+                          "ScaLAPACK?",
+                          cs_grid_names[which]);
+        }
+        atomic_store(&cs_grid_real[which], p);
+    }
+    return p;
+}
+
+static void real_c_init(int *ctxt, const char *order, int p, int q)
+{
+    void *v = real_fn(R_C_INIT);
+    c_init_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt, order, p, q);
+    cs_grid_depth--;
+}
+
+static void real_c_map(int *ctxt, int *map, int ldu, int p, int q)
+{
+    void *v = real_fn(R_C_MAP);
+    c_map_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt, map, ldu, p, q);
+    cs_grid_depth--;
+}
+
+static void real_f_init(int *ctxt, const char *order, const int *p,
+                        const int *q, size_t len)
+{
+    void *v = real_fn(R_F_INIT);
+    f_init_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt, order, p, q, len);
+    cs_grid_depth--;
+}
+
+static void real_f_map(int *ctxt, int *map, const int *ldu, const int *p,
+                       const int *q)
+{
+    void *v = real_fn(R_F_MAP);
+    f_map_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt, map, ldu, p, q);
+    cs_grid_depth--;
+}
+
+/* ------------------------------------------------------------ registry */
+
+int cs_shim_grids_created(void)
+{
+    pthread_mutex_lock(&cs_grid_lock);
+    int n = cs_grids_numbered;
+    pthread_mutex_unlock(&cs_grid_lock);
+    return n;
+}
+
+int cs_shim_grids_count(void)
+{
+    pthread_mutex_lock(&cs_grid_lock);
+    int n = cs_grids_n;
+    pthread_mutex_unlock(&cs_grid_lock);
+    return n;
+}
+
+const cs_shim_grid_t *cs_shim_grids_get(int i)
+{
+    pthread_mutex_lock(&cs_grid_lock);
+    const cs_shim_grid_t *g = i >= 0 && i < cs_grids_n ? &cs_grids[i] : NULL;
+    pthread_mutex_unlock(&cs_grid_lock);
+    return g;
+}
+
+int cs_shim_grids_find(int p, int q, const int *map, int handle)
+{
+    uint64_t h = cs_shim_relabel_hash(0, map, (int64_t)p * q);
+    int found = -1, by_handle = -1;
+    pthread_mutex_lock(&cs_grid_lock);
+    for (int i = cs_grids_n - 1; i >= 0 && by_handle < 0; i--) {
+        const cs_shim_grid_t *g = &cs_grids[i];
+        if (g->live && g->hash == h && g->p == p && g->q == q &&
+            memcmp(g->map, map, (size_t)p * (size_t)q * sizeof(int)) == 0) {
+            if (found < 0) {
+                found = g->index;
+            }
+            if (handle >= 0 && g->handle == handle) {
+                by_handle = g->index;
+            }
+        }
+    }
+    pthread_mutex_unlock(&cs_grid_lock);
+    return by_handle >= 0 ? by_handle : found;
+}
+
+void cs_shim_grids_release(void)
+{
+    pthread_mutex_lock(&cs_grid_lock);
+    for (int i = 0; i < cs_grids_n; i++) {
+        free(cs_grids[i].app_map);
+        free(cs_grids[i].map);
+    }
+    memset(cs_grids, 0, sizeof(cs_grids));
+    cs_grids_n = 0;
+    cs_grids_positions = 0;
+    pthread_mutex_unlock(&cs_grid_lock);
+}
+
+/* Record grid number `index` (maps are copied). */
+static void grid_record(int index, int p, int q, char order, int relabeled,
+                        int handle, const int *app_map, const int *map)
+{
+    size_t n = (size_t)p * (size_t)q;
+    pthread_mutex_lock(&cs_grid_lock);
+    if (cs_grids_n < CS_SHIM_GRIDS_MAX &&
+        cs_grids_positions + (int64_t)n <= CS_SHIM_GRIDS_MAX_POSITIONS &&
+        index == cs_grids_n) {
+        cs_shim_grid_t *g = &cs_grids[cs_grids_n];
+        g->app_map = malloc(n * sizeof(int));
+        g->map = malloc(n * sizeof(int));
+        if (g->app_map && g->map) {
+            memcpy(g->app_map, app_map, n * sizeof(int));
+            memcpy(g->map, map, n * sizeof(int));
+            g->index = index;
+            g->p = p;
+            g->q = q;
+            g->order = order;
+            g->relabeled = relabeled;
+            g->handle = handle;
+            g->live = 1;
+            g->hash = cs_shim_relabel_hash(0, map, (int64_t)n);
+            cs_grids_n++;
+            cs_grids_positions += (int64_t)n;
+        } else {
+            free(g->app_map);
+            free(g->map);
+            g->app_map = g->map = NULL;
+        }
+    }
+    pthread_mutex_unlock(&cs_grid_lock);
+}
+
+static void grid_forget(int handle)
+{
+    if (handle < 0) {
+        return;
+    }
+    pthread_mutex_lock(&cs_grid_lock);
+    for (int i = 0; i < cs_grids_n; i++) {
+        if (cs_grids[i].live && cs_grids[i].handle == handle) {
+            cs_grids[i].live = 0;
+        }
+    }
+    pthread_mutex_unlock(&cs_grid_lock);
+}
+
+/* ------------------------------------------------------------ creation */
+
+/* Whether this call takes part in relabeling: mode on, not inside a
+ * routine of ours or a grid call of ours, MPI up.  The configuration is
+ * looked at first, so the default mode makes no MPI call. */
+static int relabel_active(void)
+{
+    if (cs_grid_depth > 0 || cs_shim_depth > 0 || !cs_shim_enabled) {
+        return 0;
+    }
+    const cs_config_t *cfg = cs_cfg_get();
+    if (cfg->disable || cfg->relabel == CS_CFG_RELABEL_OFF) {
+        return 0;
+    }
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    return up && !down;
+}
+
+/* One grid creation as the application asked for it. */
+typedef struct {
+    int fortran;
+    int *ctxt;          /* in: system context; out: the grid's handle */
+    int p, q;
+    char order;         /* 'R', 'C' (gridinit) or 'M' (gridmap) */
+    int *usermap;       /* 'M': BLACS's usermap, position (i, j) at
+                           usermap[i + j * ldu] */
+    int ldu;
+    /* the caller's arguments, to forward unchanged */
+    const char *order_arg;
+    size_t order_len;
+    const int *pp, *pq, *pldu;
+} creation_t;
+
+static void forward(const creation_t *c)
+{
+    if (c->order == 'M') {
+        if (c->fortran) {
+            real_f_map(c->ctxt, c->usermap, c->pldu, c->pp, c->pq);
+        } else {
+            real_c_map(c->ctxt, c->usermap, c->ldu, c->p, c->q);
+        }
+    } else if (c->fortran) {
+        real_f_init(c->ctxt, c->order_arg, c->pp, c->pq, c->order_len);
+    } else {
+        real_c_init(c->ctxt, c->order_arg, c->p, c->q);
+    }
+}
+
+/* The system communicator behind the creation's input context. */
+static MPI_Comm system_comm(const creation_t *c)
+{
+    if (c->fortran) {
+        return MPI_Comm_f2c((MPI_Fint)*c->ctxt);
+    }
+    void *v = real_fn(R_B2S);
+    b2s_fn f;
+    memcpy(&f, &v, sizeof(f));
+    return f(*c->ctxt);
+}
+
+/* 1 if the processes of sys agree on digest (bitwise AND equals OR). */
+static int agree(MPI_Comm sys, uint64_t digest)
+{
+    MPI_Comm dup;
+    if (MPI_Comm_dup(sys, &dup) != MPI_SUCCESS) {
+        cs_shim_fatal("relabel: cannot duplicate the system communicator "
+                      "of a grid creation");
+    }
+    uint64_t in[2] = {digest, ~digest}, out[2] = {0, 0};
+    MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_BAND, dup);
+    MPI_Comm_free(&dup);
+    return out[0] == ~out[1];
+}
+
+/* "0 2 1 3" (the first entries of a map) into buf. */
+static void map_str(const int *map, int n, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && o + 16 < len; i++) {
+        o += (size_t)snprintf(buf + o, len - o, "%s%d", i ? " " : "",
+                              map[i]);
+        if (i == 31 && n > 32) {
+            snprintf(buf + o, len - o, " ...");
+            break;
+        }
+    }
+}
+
+/* Create the grid with the planned map (world ranks by position,
+ * row-major), translated into ranks of the system communicator. */
+static void create_mapped(const creation_t *c, MPI_Group sysg,
+                          MPI_Group worldg, const int *planned)
+{
+    int n = c->p * c->q;
+    int *sysr = malloc((size_t)n * sizeof(int));
+    int *um = malloc((size_t)n * sizeof(int));
+    if (!sysr || !um) {
+        cs_shim_fatal("relabel: out of memory creating a %dx%d grid", c->p,
+                      c->q);
+    }
+    MPI_Group_translate_ranks(worldg, n, planned, sysg, sysr);
+    for (int r = 0; r < c->p; r++) {
+        for (int col = 0; col < c->q; col++) {
+            um[r + col * c->p] = sysr[r * c->q + col];
+        }
+    }
+    if (c->fortran) {
+        real_f_map(c->ctxt, um, &c->p, &c->p, &c->q);
+    } else {
+        real_c_map(c->ctxt, um, c->p, c->p, c->q);
+    }
+    free(um);
+    free(sysr);
+}
+
+static void create(creation_t *c)
+{
+    if (!relabel_active()) {
+        forward(c);
+        return;
+    }
+    cs_shim_init_once();
+    const cs_config_t *cfg = cs_cfg_get();
+    MPI_Comm sys = system_comm(c);
+    int size = 0, me = -1;
+    if (sys == MPI_COMM_NULL || MPI_Comm_size(sys, &size) != MPI_SUCCESS ||
+        MPI_Comm_rank(sys, &me) != MPI_SUCCESS || c->p < 1 || c->q < 1 ||
+        (int64_t)c->p * c->q > size ||
+        (c->order == 'M' && (!c->usermap || c->ldu < c->p))) {
+        forward(c); /* BLACS reports bad input itself */
+        return;
+    }
+    int n = c->p * c->q;
+    int *sysmap = malloc((size_t)n * sizeof(int));
+    int *app = malloc((size_t)n * sizeof(int));
+    int *planned = malloc((size_t)n * sizeof(int));
+    if (!sysmap || !app || !planned) {
+        cs_shim_fatal("relabel: out of memory creating a %dx%d grid", c->p,
+                      c->q);
+    }
+    int valid = 1;
+    for (int r = 0; r < c->p; r++) {
+        for (int col = 0; col < c->q; col++) {
+            int s = c->order == 'M' ? c->usermap[r + col * c->ldu]
+                    : c->order == 'C' ? col * c->p + r
+                                      : r * c->q + col;
+            valid &= s >= 0 && s < size;
+            sysmap[r * c->q + col] = s;
+        }
+    }
+    MPI_Group sysg, worldg;
+    MPI_Comm_group(sys, &sysg);
+    MPI_Comm_group(MPI_COMM_WORLD, &worldg);
+    int zero = 0, zero_in_sys = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(worldg, 1, &zero, sysg, &zero_in_sys);
+    if (!valid || zero_in_sys == MPI_UNDEFINED) {
+        /* bad map (BLACS's message), or a grid rank 0 never sees: not
+         * numbered, created as asked */
+        forward(c);
+        goto out;
+    }
+    MPI_Group_translate_ranks(sysg, n, sysmap, worldg, app);
+    pthread_mutex_lock(&cs_grid_lock);
+    int index = cs_grids_numbered++;
+    pthread_mutex_unlock(&cs_grid_lock);
+
+    int relabel = 0;
+    if (cfg->relabel == CS_CFG_RELABEL_APPLY) {
+        int speaker = me == 0;
+        relabel = cs_shim_relabel_planned_map(index, c->p, c->q, c->order,
+                                              app, speaker, planned);
+        uint64_t digest = relabel ? cs_shim_relabel_hash(1, planned, n) : 0;
+        if (!agree(sys, digest)) {
+            cs_shim_relabel_plan_disable(
+                "the processes creating a grid disagree on its planned map "
+                "(is the same plan file readable on every process?)",
+                relabel, speaker);
+            relabel = 0;
+        }
+        if (relabel && speaker) {
+            char a[512], b[512];
+            map_str(app, n, a, sizeof(a));
+            map_str(planned, n, b, sizeof(b));
+            char line[1200];
+            snprintf(line, sizeof(line),
+                     "costa-shim[%d]: relabel: grid #%d (%dx%d, order %c) "
+                     "created with the planned process map: world ranks by "
+                     "position (row-major) %s instead of %s",
+                     cs_shim_world_rank(), index, c->p, c->q, c->order, b,
+                     a);
+            cs_log_line(2, line);
+        }
+    }
+    if (relabel) {
+        create_mapped(c, sysg, worldg, planned);
+    } else {
+        forward(c);
+    }
+    grid_record(index, c->p, c->q, c->order, relabel, *c->ctxt, app,
+                relabel ? planned : app);
+out:
+    MPI_Group_free(&sysg);
+    MPI_Group_free(&worldg);
+    free(planned);
+    free(app);
+    free(sysmap);
+}
+
+static char order_char(const char *order)
+{
+    /* BLACS: 'c' or 'C' is column-major, anything else row-major */
+    return order && (order[0] == 'c' || order[0] == 'C') ? 'C' : 'R';
+}
+
+/* ------------------------------------------------------------ exports */
+
+CS_EXPORT void Cblacs_gridinit(int *ctxt, const char *order, int nprow,
+                               int npcol);
+CS_EXPORT void Cblacs_gridinit(int *ctxt, const char *order, int nprow,
+                               int npcol)
+{
+    creation_t c = {.fortran = 0, .ctxt = ctxt, .p = nprow, .q = npcol,
+                    .order = order_char(order), .order_arg = order};
+    create(&c);
+}
+
+CS_EXPORT void Cblacs_gridmap(int *ctxt, int *usermap, int ldu, int nprow,
+                              int npcol);
+CS_EXPORT void Cblacs_gridmap(int *ctxt, int *usermap, int ldu, int nprow,
+                              int npcol)
+{
+    creation_t c = {.fortran = 0, .ctxt = ctxt, .p = nprow, .q = npcol,
+                    .order = 'M', .usermap = usermap, .ldu = ldu};
+    create(&c);
+}
+
+CS_EXPORT void blacs_gridinit_(int *ctxt, const char *order,
+                               const int *nprow, const int *npcol,
+                               size_t order_len);
+CS_EXPORT void blacs_gridinit_(int *ctxt, const char *order,
+                               const int *nprow, const int *npcol,
+                               size_t order_len)
+{
+    creation_t c = {.fortran = 1, .ctxt = ctxt, .p = *nprow, .q = *npcol,
+                    .order = order_char(order), .order_arg = order,
+                    .order_len = order_len, .pp = nprow, .pq = npcol};
+    create(&c);
+}
+
+CS_EXPORT void blacs_gridmap_(int *ctxt, int *usermap, const int *ldu,
+                              const int *nprow, const int *npcol);
+CS_EXPORT void blacs_gridmap_(int *ctxt, int *usermap, const int *ldu,
+                              const int *nprow, const int *npcol)
+{
+    creation_t c = {.fortran = 1, .ctxt = ctxt, .p = *nprow, .q = *npcol,
+                    .order = 'M', .usermap = usermap, .ldu = *ldu,
+                    .pp = nprow, .pq = npcol, .pldu = ldu};
+    create(&c);
+}
+
+/* Exits only forget the handle (BLACS recycles it); no MPI. */
+static int forget_active(void)
+{
+    if (cs_grid_depth > 0 || cs_shim_depth > 0) {
+        return 0;
+    }
+    return cs_cfg_get()->relabel != CS_CFG_RELABEL_OFF;
+}
+
+CS_EXPORT void Cblacs_gridexit(int ctxt);
+CS_EXPORT void Cblacs_gridexit(int ctxt)
+{
+    if (forget_active()) {
+        grid_forget(ctxt);
+    }
+    void *v = real_fn(R_C_EXIT);
+    c_exit_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt);
+    cs_grid_depth--;
+}
+
+CS_EXPORT void blacs_gridexit_(const int *ctxt);
+CS_EXPORT void blacs_gridexit_(const int *ctxt)
+{
+    if (forget_active()) {
+        grid_forget(*ctxt);
+    }
+    void *v = real_fn(R_F_EXIT);
+    f_exit_fn f;
+    memcpy(&f, &v, sizeof(f));
+    cs_grid_depth++;
+    f(ctxt);
+    cs_grid_depth--;
+}
