@@ -122,6 +122,7 @@ typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
 typedef struct {
     cs_eng_plan_t *plan;
     int nrecvreq;       /* receive requests (first in plan->reqs) */
+    int nreq;           /* all requests; no polling when there are none */
     int done;           /* receive requests completed */
     int busy;           /* inside an unpack started by a poll */
     int overlap;
@@ -139,7 +140,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
 
 static void progress_poll(progress_t *pg)
 {
-    if (!pg || pg->busy || !pg->overlap) {
+    if (!pg || pg->busy || !pg->overlap || pg->nreq == 0) {
         return;
     }
     pg->since = 0;
@@ -376,7 +377,14 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     while (start < plan->nsend && plan->send[start].peer < plan->me) {
         start++;
     }
-    progress_t pg = {plan, nrecvreq, 0, 0, overlap, threads, 0, a, b, rbuf};
+    progress_t pg = {.plan = plan,
+                     .nrecvreq = nrecvreq,
+                     .nreq = nrecvreq + plan->nsend,
+                     .overlap = overlap,
+                     .threads = threads,
+                     .a = a,
+                     .b = b,
+                     .rbuf = rbuf};
     for (int k = 0; k < plan->nsend; k++) {
         const cs_eng_peer_t *pe = &plan->send[(start + k) % plan->nsend];
         copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads,

@@ -99,47 +99,95 @@ CS_XNAME(loop)(int mode, const cs_eng_xform_t *x, int64_t rows, int64_t cols,
     }
 }
 
-static void CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows,
+/* RATIONALE: built for the baseline ISA, the loops would use 2-wide SSE
+ * only; a clone for AVX2 is picked at load time where the CPU has it. */
+__attribute__((target_clones("avx2", "default"))) static void
+CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows,
                             int64_t cols, const char *s, int64_t srs,
                             int64_t scs, char *d, int64_t drs, int64_t dcs,
                             int64_t i0, int64_t j0)
 {
     switch (x->mode) {
     case CS_XM_COPY:
-        CS_XNAME(loop)(CS_XM_COPY, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_COPY, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_COPY, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_ZERO:
-        CS_XNAME(loop)(CS_XM_ZERO, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_ZERO, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_ZERO, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_BSCALE:
-        CS_XNAME(loop)(CS_XM_BSCALE, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_BSCALE, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_BSCALE, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_A1B:
-        CS_XNAME(loop)(CS_XM_A1B, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_A1B, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_A1B, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_A1B1:
-        CS_XNAME(loop)(CS_XM_A1B1, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_A1B1, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_A1B1, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_AB0:
-        CS_XNAME(loop)(CS_XM_AB0, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_AB0, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_AB0, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_AB:
-        CS_XNAME(loop)(CS_XM_AB, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_AB, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_AB, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_AB1:
-        CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     case CS_XM_TRADD:
-        CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs,
-                       i0, j0);
+        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
+            CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
+                           j0);
+        } else {
+            CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs,
+                           i0, j0);
+        }
         break;
     default:
         break;
