@@ -81,38 +81,59 @@ transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs)
     _mm256_storeu_pd(d + 3 * dcs, _mm256_permute2f128_pd(t1, t3, 0x31));
 }
 
-/* RATIONALE: loads and stores of raw bit patterns through double
- * registers are exact (no arithmetic), so this serves every 8-byte type. */
-__attribute__((target("avx"))) static void
-transpose_8_avx(int64_t rows, int64_t cols, const char *sc, int64_t srs,
-                char *dc, int64_t dcs)
+/* One micro-kernel: a B x B block, strides in elements of its type. */
+typedef void (*cs_eng_tkern_t)(const char *s, int64_t srs, char *d,
+                               int64_t dcs);
+
+/*
+ * The strip walk of transpose_es() with a B x B register kernel inside and
+ * the element loop on the ragged edges.  Always inlined with a constant
+ * kernel, so the kernel is inlined too and each caller keeps its target.
+ */
+static inline __attribute__((always_inline)) void
+transpose_blocked(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t rows,
+                  int64_t cols, const char *s, int64_t srs, char *d,
+                  int64_t dcs)
 {
-    const double *s = (const double *)(const void *)sc;
-    double *d = (double *)(void *)dc;
-    int64_t c4 = cols / 4 * 4, r4 = rows / 4 * 4;
-    for (int64_t c0 = 0; c0 < c4; c0 += CS_ENG_TC) {
-        int64_t c1 = c0 + CS_ENG_TC < c4 ? c0 + CS_ENG_TC : c4;
-        for (int64_t r0 = 0; r0 < r4; r0 += CS_ENG_TR) {
-            int64_t r1 = r0 + CS_ENG_TR < r4 ? r0 + CS_ENG_TR : r4;
-            for (int64_t c = c0; c < c1; c += 4) {
-                for (int64_t r = r0; r < r1; r += 4) {
-                    transpose4x4_d(s + r * srs + c, srs, d + r + c * dcs,
-                                   dcs);
+    int64_t cb = cols / b * b, rb = rows / b * b, e = (int64_t)es;
+    for (int64_t c0 = 0; c0 < cb; c0 += CS_ENG_TC) {
+        int64_t c1 = c0 + CS_ENG_TC < cb ? c0 + CS_ENG_TC : cb;
+        for (int64_t r0 = 0; r0 < rb; r0 += CS_ENG_TR) {
+            int64_t r1 = r0 + CS_ENG_TR < rb ? r0 + CS_ENG_TR : rb;
+            for (int64_t c = c0; c < c1; c += b) {
+                for (int64_t r = r0; r < r1; r += b) {
+                    kern(s + (r * srs + c) * e, srs, d + (r + c * dcs) * e,
+                         dcs);
                 }
             }
         }
     }
-    /* the ragged edges */
-    transpose_es(8, rows - r4, c4, sc + r4 * srs * 8, srs, dc + r4 * 8,
-                 dcs);
-    transpose_es(8, rows, cols - c4, sc + c4 * 8, srs, dc + c4 * dcs * 8,
+    transpose_es(es, rows - rb, cb, s + rb * srs * e, srs, d + rb * e, dcs);
+    transpose_es(es, rows, cols - cb, s + cb * e, srs, d + cb * dcs * e,
                  dcs);
 }
 
-/* 4 x 4 floats through SSE registers (baseline x86-64). */
-static inline void transpose4x4_s(const float *s, int64_t srs, float *d,
-                                  int64_t dcs)
+/* RATIONALE: loads and stores of raw bit patterns through double
+ * registers are exact (no arithmetic), so this serves every 8-byte type. */
+__attribute__((target("avx"))) static inline void
+kern8(const char *s, int64_t srs, char *d, int64_t dcs)
 {
+    transpose4x4_d((const double *)(const void *)s, srs,
+                   (double *)(void *)d, dcs);
+}
+
+__attribute__((target("avx"))) static void
+transpose_8_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
+                char *d, int64_t dcs)
+{
+    transpose_blocked(8, 4, kern8, rows, cols, s, srs, d, dcs);
+}
+
+/* 4 x 4 floats through SSE registers (baseline x86-64). */
+static inline void kern4(const char *sc, int64_t srs, char *dc, int64_t dcs)
+{
+    const float *s = (const float *)(const void *)sc;
+    float *d = (float *)(void *)dc;
     __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + srs);
     __m128 r2 = _mm_loadu_ps(s + 2 * srs), r3 = _mm_loadu_ps(s + 3 * srs);
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
@@ -122,59 +143,28 @@ static inline void transpose4x4_s(const float *s, int64_t srs, float *d,
     _mm_storeu_ps(d + 3 * dcs, r3);
 }
 
-static void transpose_4_sse(int64_t rows, int64_t cols, const char *sc,
-                            int64_t srs, char *dc, int64_t dcs)
+static void transpose_4_sse(int64_t rows, int64_t cols, const char *s,
+                            int64_t srs, char *d, int64_t dcs)
 {
-    const float *s = (const float *)(const void *)sc;
-    float *d = (float *)(void *)dc;
-    int64_t c4 = cols / 4 * 4, r4 = rows / 4 * 4;
-    for (int64_t c0 = 0; c0 < c4; c0 += CS_ENG_TC) {
-        int64_t c1 = c0 + CS_ENG_TC < c4 ? c0 + CS_ENG_TC : c4;
-        for (int64_t r0 = 0; r0 < r4; r0 += CS_ENG_TR) {
-            int64_t r1 = r0 + CS_ENG_TR < r4 ? r0 + CS_ENG_TR : r4;
-            for (int64_t c = c0; c < c1; c += 4) {
-                for (int64_t r = r0; r < r1; r += 4) {
-                    transpose4x4_s(s + r * srs + c, srs, d + r + c * dcs,
-                                   dcs);
-                }
-            }
-        }
-    }
-    transpose_es(4, rows - r4, c4, sc + r4 * srs * 4, srs, dc + r4 * 4,
-                 dcs);
-    transpose_es(4, rows, cols - c4, sc + c4 * 4, srs, dc + c4 * dcs * 4,
-                 dcs);
+    transpose_blocked(4, 4, kern4, rows, cols, s, srs, d, dcs);
 }
 
 /* 2 x 2 16-byte elements (double complex) through AVX registers. */
-__attribute__((target("avx"))) static void
-transpose_16_avx(int64_t rows, int64_t cols, const char *sc, int64_t srs,
-                 char *dc, int64_t dcs)
+__attribute__((target("avx"))) static inline void
+kern16(const char *s, int64_t srs, char *d, int64_t dcs)
 {
-    int64_t c2 = cols / 2 * 2, r2 = rows / 2 * 2;
-    for (int64_t c0 = 0; c0 < c2; c0 += CS_ENG_TC) {
-        int64_t c1 = c0 + CS_ENG_TC < c2 ? c0 + CS_ENG_TC : c2;
-        for (int64_t r0 = 0; r0 < r2; r0 += CS_ENG_TR) {
-            int64_t r1 = r0 + CS_ENG_TR < r2 ? r0 + CS_ENG_TR : r2;
-            for (int64_t c = c0; c < c1; c += 2) {
-                for (int64_t r = r0; r < r1; r += 2) {
-                    const double *s0 =
-                        (const double *)(const void *)(sc +
-                                                       (r * srs + c) * 16);
-                    const double *s1 = s0 + 2 * srs;
-                    double *d0 = (double *)(void *)(dc + (r + c * dcs) * 16);
-                    double *d1 = d0 + 2 * dcs;
-                    __m256d a = _mm256_loadu_pd(s0), b = _mm256_loadu_pd(s1);
-                    _mm256_storeu_pd(d0, _mm256_permute2f128_pd(a, b, 0x20));
-                    _mm256_storeu_pd(d1, _mm256_permute2f128_pd(a, b, 0x31));
-                }
-            }
-        }
-    }
-    transpose_es(16, rows - r2, c2, sc + r2 * srs * 16, srs, dc + r2 * 16,
-                 dcs);
-    transpose_es(16, rows, cols - c2, sc + c2 * 16, srs, dc + c2 * dcs * 16,
-                 dcs);
+    const double *s0 = (const double *)(const void *)s;
+    double *d0 = (double *)(void *)d;
+    __m256d a = _mm256_loadu_pd(s0), b = _mm256_loadu_pd(s0 + 2 * srs);
+    _mm256_storeu_pd(d0, _mm256_permute2f128_pd(a, b, 0x20));
+    _mm256_storeu_pd(d0 + 2 * dcs, _mm256_permute2f128_pd(a, b, 0x31));
+}
+
+__attribute__((target("avx"))) static void
+transpose_16_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
+                 char *d, int64_t dcs)
+{
+    transpose_blocked(16, 2, kern16, rows, cols, s, srs, d, dcs);
 }
 
 static int cs_eng_have_avx(void)
