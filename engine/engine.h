@@ -248,6 +248,14 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
                                  const cs_eng_op_t *op, int nranks,
                                  int64_t *vol_p);
 
+/*
+ * Write a one-line summary of the plan into buf (for COSTA_SHIM_VERBOSE=2):
+ * "send_peers:.. send:..MB send_blocks:.. recv_peers:.. recv:..MB
+ * recv_blocks:.. local_blocks:.. self:..MB row_segs:.. row_groups:..
+ * col_segs:.. col_groups:..".  Local.
+ */
+void cs_eng_plan_describe(const cs_eng_plan_t *plan, char *buf, size_t len);
+
 /* Free a plan (NULL is fine).  Local. */
 void cs_eng_plan_destroy(cs_eng_plan_t *plan);
 

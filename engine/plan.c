@@ -11,6 +11,7 @@
  *
  * No MPI calls.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,4 +335,24 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->remaining);
     free(plan->test_idx);
     free(plan);
+}
+
+void cs_eng_plan_describe(const cs_eng_plan_t *plan, char *buf, size_t len)
+{
+    int64_t sblk = 0, rblk = 0;
+    for (int p = 0; p < plan->nsend; p++) {
+        sblk += plan->send[p].count;
+    }
+    for (int p = 0; p < plan->nrecv; p++) {
+        rblk += plan->recv[p].count;
+    }
+    snprintf(buf, len,
+             "send_peers:%d send:%.2fMB send_blocks:%lld recv_peers:%d "
+             "recv:%.2fMB recv_blocks:%lld local_blocks:%lld self:%.2fMB "
+             "row_segs:%lld row_groups:%lld col_segs:%lld col_groups:%lld",
+             plan->nsend, (double)plan->send_bytes * 1e-6, (long long)sblk,
+             plan->nrecv, (double)plan->recv_bytes * 1e-6, (long long)rblk,
+             (long long)plan->nlocal, (double)plan->self_bytes * 1e-6,
+             (long long)plan->rows.nseg, (long long)plan->rows.ngroup,
+             (long long)plan->cols.nseg, (long long)plan->cols.ngroup);
 }

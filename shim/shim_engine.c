@@ -2,7 +2,10 @@
  * shim/shim_engine.c - preparing and running an engine plan for any
  * family: threads, the memory cap, and what to do when a rank cannot.
  */
+#include <stdio.h>
+
 #include "config/config.h"
+#include "config/log.h"
 #include "shim/shim_call.h"
 
 #ifdef _OPENMP
@@ -35,6 +38,13 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
         st = cs_eng_plan_reserve(plan, &opts);
     }
     int local = st == CS_OK ? 0 : 2;
+    int rank = cs_shim_world_rank();
+    if (st == CS_OK && cfg->verbose >= 2 && cs_cfg_rank_logs(cfg, rank)) {
+        char line[512], desc[400];
+        cs_eng_plan_describe(plan, desc, sizeof(desc));
+        snprintf(line, sizeof(line), "COSTA_SHIM_PLAN r:%d %s", rank, desc);
+        cs_log_line(cs_log_trace_fd(), line);
+    }
     if (local == 0 && cfg->max_memory >= 0 &&
         cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
         local = 1;
