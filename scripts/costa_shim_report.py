@@ -747,16 +747,25 @@ def cmd_compare(a):
         "Per routine (times summed over ranks)", width)
     out += lines
     if base.shapes and new.shapes:
+        # Shapes are matched without their grids: a call that went to
+        # ScaLAPACK (e.g. a COSTA_SHIM_FALLBACK=always base run) has grid
+        # "-", the same call on the engine "1x2R".
+        cols = [c for c in SHAPE_COLS if not c.startswith("grid")]
+
+        def ckey(r):
+            return (r["routine"],) + tuple(str(r.get(c, "")) for c in cols)
+
         def slabel(k):
             if k is None:
                 return "Shape"
-            d = dict(zip(["routine"] + SHAPE_COLS, k))
+            d = dict(zip(["routine"] + cols, k))
             mn, sa, sb = shape_label(d)
-            return "%s %s %s->%s" % (k[0], mn, sa, sb)
-        keys = [shape_key(r) for r in base.shapes + new.shapes]
+            return "%s %s %s->%s" % (k[0], mn, sa.replace("/?", ""),
+                                     sb.replace("/?", ""))
+        keys = [ckey(r) for r in base.shapes + new.shapes]
         w = max(len(slabel(k)) for k in keys)
         sl, sdiff = compare_table(own(base.shapes), own(new.shapes),
-                                  shape_key, slabel, "Per call shape", w)
+                                  ckey, slabel, "Per call shape", w)
         out += sl
         differ += sdiff
     elif base.shapes or new.shapes:

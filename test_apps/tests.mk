@@ -65,3 +65,7 @@ $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 	$(Q)$(MPICC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 -include $(TLIB_OBJS:.o=.d)
+
+# test_apps/lib objects are prerequisites of pattern rules only: keep them
+# (make would delete them as intermediates and rebuild every program).
+.SECONDARY: $(TLIB_OBJS)

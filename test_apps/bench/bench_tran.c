@@ -44,7 +44,7 @@
  *                            200 for e)
  * Exit status: 0, or 1 if any check failed; 2 on bad usage.
  */
-#include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,28 +52,10 @@
 
 #include <mpi.h>
 
-/* BLACS / ScaLAPACK entry points (declared here: no ScaLAPACK C header).
+#include "cs_bench.h" /* grids, timing, memcpy floor, table; BLACS protos */
+
+/* ScaLAPACK entry points not in cs_blacs.h (pdtran_, pztranu_ are).
  * Fortran CHARACTER arguments carry hidden size_t lengths at the end. */
-void Cblacs_pinfo(int *mypnum, int *nprocs);
-void Cblacs_get(int icontxt, int what, int *val);
-void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow,
-                     int *mycol);
-void Cblacs_gridexit(int icontxt);
-void Cblacs_exit(int notdone);
-int numroc_(const int *n, const int *nb, const int *iproc,
-            const int *isrcproc, const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb,
-               const int *nb, const int *irsrc, const int *icsrc,
-               const int *ictxt, const int *lld, int *info);
-void pdtran_(const int *m, const int *n, const double *alpha,
-             const double *a, const int *ia, const int *ja, const int *desca,
-             const double *beta, double *c, const int *ic, const int *jc,
-             const int *descc);
-void pztranu_(const int *m, const int *n, const double *alpha,
-              const double *a, const int *ia, const int *ja,
-              const int *desca, const double *beta, double *c, const int *ic,
-              const int *jc, const int *descc);
 void pdtrmr2d_(const char *uplo, const char *diag, const int *m,
                const int *n, const double *a, const int *ia, const int *ja,
                const int *desca, double *b, const int *ib, const int *jb,
@@ -84,9 +66,6 @@ void pdgeadd_(const char *trans, const int *m, const int *n,
               const int *ja, const int *desca, const double *beta, double *c,
               const int *ic, const int *jc, const int *descc, size_t ltrans);
 
-typedef int (*set_enabled_fn)(int on);
-
-enum { GRID_1X2 = 0, GRID_2X1 = 1, NGRIDS = 2 };
 enum { K_DTRAN, K_ZTRANU, K_DTRMR2D, K_DGEADD };
 
 typedef struct {
@@ -136,12 +115,7 @@ static const bench_case_t cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-typedef struct {
-    int ctxt, nprow, npcol, myrow, mycol;
-} grid_t;
-
 static int g_rank, g_nprocs;
-static set_enabled_fn g_set_enabled;
 
 /* A distributed matrix on one grid: descriptor and local storage.  Complex
  * elements are stored as (re, im) pairs of doubles. */
@@ -152,20 +126,6 @@ typedef struct {
     double *data;
     size_t count; /* doubles */
 } dmat_t;
-
-static void die(const char *msg)
-{
-    fprintf(stderr, "bench_tran[%d]: %s\n", g_rank, msg);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
 
 /* Generating functions, unique and exact in double for indices < 2^20:
  * A (positive) and the initial C (negative), component k (0 re, 1 im).
@@ -178,12 +138,6 @@ static inline double gen_a(int64_t gi, int64_t gj, int k)
 static inline double gen_c(int64_t gi, int64_t gj, int k)
 {
     return -(double)(gi * 1048576 + gj) - (k ? 0.75 : 0.5);
-}
-
-/* 0-based local index -> 0-based global index (source process 0). */
-static inline int64_t l2g(int l, int blk, int p, int np)
-{
-    return ((int64_t)(l / blk) * np + p) * blk + l % blk;
 }
 
 static int is_complex(const bench_case_t *c)
@@ -207,9 +161,9 @@ static void dmat_init(dmat_t *x, const grid_t *g, int m, int n, int blk,
     descinit_(x->desc, &m, &n, &blk, &blk, &zero, &zero, &g->ctxt, &x->lld,
               &info);
     if (info != 0)
-        die("descinit_ failed");
+        cs_bench_die("descinit_ failed");
     x->count = (size_t)x->lld * (size_t)x->locc * (size_t)ncomp;
-    x->data = xmalloc(x->count * sizeof(double));
+    x->data = cs_bench_xmalloc(x->count * sizeof(double));
 }
 
 static void dmat_fill(dmat_t *x, const grid_t *g,
@@ -292,23 +246,6 @@ static long check_expected(const dmat_t *x, const grid_t *g,
     return bad;
 }
 
-/* Elements of rows [i0, i0+len) (1-based i0) owned by process p. */
-static int64_t owned(int i0, int len, int blk, int p, int np)
-{
-    int zero = 0, hi = i0 - 1 + len, lo = i0 - 1;
-    if (len <= 0)
-        return 0;
-    return (int64_t)numroc_(&hi, &blk, &p, &zero, &np) -
-           numroc_(&lo, &blk, &p, &zero, &np);
-}
-
-static int64_t local_sub_elems(const grid_t *g, int i0, int j0, int m, int n,
-                               int blk)
-{
-    return owned(i0, m, blk, g->myrow, g->nprow) *
-           owned(j0, n, blk, g->mycol, g->npcol);
-}
-
 /* Local elements of the pdtrmr2d_ triangle of an m x n sub-matrix at
  * (i0, j0) (1-based). */
 static int64_t local_tri_elems(const grid_t *g, int i0, int j0, int m, int n,
@@ -332,23 +269,6 @@ static int64_t local_tri_elems(const grid_t *g, int i0, int j0, int m, int n,
             total += owned(i0 + lo, hi - lo, blk, g->myrow, g->nprow);
     }
     return total;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static int shim_set(int on)
-{
-    return g_set_enabled ? g_set_enabled(on) : 0;
 }
 
 /* One call of the case's routine: C from A (and C when beta != 0). */
@@ -377,50 +297,22 @@ static void call(const bench_case_t *c, const dmat_t *a, dmat_t *x, int ctxt)
                  a->desc, c->beta, x->data, &c->ic, &c->jc, x->desc, 1);
         break;
     default:
-        die("bad case kind");
+        cs_bench_die("bad case kind");
     }
 }
 
-/* One call timed between barriers; local seconds (reduced by the caller). */
-static double timed_call(const bench_case_t *c, const dmat_t *a, dmat_t *x,
-                         int ctxt)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    call(c, a, x, ctxt);
-    double t = MPI_Wtime() - t0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    return t;
-}
+/* The timed call of run_case: into cn natively, into cs with the shim. */
+typedef struct {
+    const bench_case_t *c;
+    const dmat_t *a;
+    dmat_t *cn, *cs;
+    int ctxt;
+} call_ctx_t;
 
-/* memcpy bandwidth, both ranks copying at once: 3 rounds of 5 copies, each
- * copy timed between barriers (max over ranks); best round median.
- * Returns bytes copied per second per rank. */
-static double measure_memcpy(size_t bytes)
+static void call_case(void *p, int shim)
 {
-    enum { ROUNDS = 3, COPIES = 5 };
-    char *src = xmalloc(bytes), *dst = xmalloc(bytes);
-    memset(src, g_rank + 1, bytes);
-    memset(dst, 0, bytes);
-    memcpy(dst, src, bytes); /* warm-up */
-    double best = 1e300;
-    for (int r = 0; r < ROUNDS; r++) {
-        double t[COPIES], tmax[COPIES];
-        for (int k = 0; k < COPIES; k++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            memcpy(dst, src, bytes);
-            t[k] = MPI_Wtime() - t0;
-            src[k] ^= dst[bytes - 1 - (size_t)k]; /* keep the copies alive */
-        }
-        MPI_Allreduce(t, tmax, COPIES, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        double med = median(tmax, COPIES);
-        if (med < best)
-            best = med;
-    }
-    free(src);
-    free(dst);
-    return (double)bytes / best;
+    call_ctx_t *x = p;
+    call(x->c, x->a, shim ? x->cs : x->cn, x->ctxt);
 }
 
 typedef struct {
@@ -446,62 +338,23 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
 
     /* Verification from identical inputs, also the first warm-up of both
      * paths. */
-    shim_set(0);
+    cs_bench_shim_set(0);
     call(c, &a, &cn, ctxt);
-    long bad[2] = {check_expected(&cn, g, c), 0}, gbad[2];
+    long bad_native = check_expected(&cn, g, c), bad_shim = 0;
     if (have_shim) {
-        shim_set(1);
+        cs_bench_shim_set(1);
         call(c, &a, &cs, ctxt);
-        bad[1] = memcmp(cn.data, cs.data, cn.count * sizeof(double)) != 0;
+        bad_shim =
+            memcmp(cn.data, cs.data, cn.count * sizeof(double)) != 0;
     }
-    MPI_Allreduce(bad, gbad, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (gbad[0] || gbad[1]) {
-        res.ok = 0;
-        if (g_rank == 0) {
-            if (gbad[0])
-                printf("FAIL case %s: native result wrong in %ld elements\n",
-                       c->label, gbad[0]);
-            if (gbad[1])
-                printf("FAIL case %s: shim result differs from native on "
-                       "%ld rank(s)\n", c->label, gbad[1]);
-        }
-    }
+    res.ok = cs_bench_verdict(c->label, bad_native, bad_shim);
 
     /* From here on C keeps accumulating when beta != 0 (values stay
      * finite for any sane --reps; the check above is what counts). */
     int warm = c->m * c->n < 1000000 ? 10 : 2;
-    for (int w = 0; w < warm; w++) {
-        shim_set(0);
-        call(c, &a, &cn, ctxt);
-        if (have_shim) {
-            shim_set(1);
-            call(c, &a, &cs, ctxt);
-        }
-    }
-
-    double *tn = xmalloc(2 * (size_t)reps * sizeof(double));
-    double *ts = tn + reps;
-    double *tmax = xmalloc(2 * (size_t)reps * sizeof(double));
-    for (int r = 0; r < reps; r++) {
-        /* alternate which path goes first, so neither always gets the
-         * caches the other left behind */
-        for (int k = 0; k < 2; k++) {
-            int shim_turn = (k == 0) == (r % 2 == 1);
-            if (shim_turn && !have_shim)
-                continue;
-            shim_set(shim_turn);
-            if (shim_turn)
-                ts[r] = timed_call(c, &a, &cs, ctxt);
-            else
-                tn[r] = timed_call(c, &a, &cn, ctxt);
-        }
-    }
-    if (!have_shim)
-        memset(ts, 0, (size_t)reps * sizeof(double));
-    shim_set(1);
-    MPI_Allreduce(tn, tmax, 2 * reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    res.native_ms = 1e3 * median(tmax, reps);
-    res.shim_ms = have_shim ? 1e3 * median(tmax + reps, reps) : 0.0;
+    call_ctx_t cx = {c, &a, &cn, &cs, ctxt};
+    cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
+                  &res.shim_ms);
 
     /* Copy floor: read own part of sub(A) + write own part of sub(C)
      * (+ read it when beta != 0); the triangle only for pdtrmr2d_. */
@@ -523,8 +376,6 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
     res.floor_ms = 1e3 * (double)locmax * (double)ncomp *
                    (double)sizeof(double) / rw_bw;
 
-    free(tn);
-    free(tmax);
     free(a.data);
     free(cn.data);
     free(cs.data);
@@ -543,6 +394,7 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     Cblacs_pinfo(&g_rank, &g_nprocs);
+    cs_bench_init("bench_tran");
 
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -586,50 +438,17 @@ int main(int argc, char **argv)
     }
 
     grid_t grids[NGRIDS];
-    char order[] = "Row";
-    for (int k = 0; k < NGRIDS; k++) {
-        grid_t *g = &grids[k];
-        Cblacs_get(-1, 0, &g->ctxt);
-        Cblacs_gridinit(&g->ctxt, order, k == GRID_1X2 ? 1 : 2,
-                        k == GRID_1X2 ? 2 : 1);
-        Cblacs_gridinfo(g->ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
-        if (g->myrow < 0)
-            die("process not in grid");
-    }
+    bench_grids_init(grids);
 
-    /* The hook is looked up, never linked: the program stays a plain
-     * ScaLAPACK program that runs without the preload. */
-    void *sym = dlsym(RTLD_DEFAULT, "costa_shim_set_enabled");
-    memcpy(&g_set_enabled, &sym, sizeof sym);
-    int have = g_set_enabled != NULL, all_have = 0;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_have)
-        g_set_enabled = NULL;
-
+    int all_have = cs_bench_find_shim();
     size_t cbytes = (size_t)256 << 20;
-    double bw = measure_memcpy(cbytes); /* copied bytes/s per rank */
-    double rw_bw = 2.0 * bw;            /* read + written bytes/s */
-    if (g_rank == 0) {
-        printf("pdtran_/pztranu_/pdtrmr2d_/pdgeadd_ benchmark, %d ranks; "
-               "times: median per call, each call max over ranks\n",
-               g_nprocs);
-        if (all_have)
-            printf("mode: native vs costa-shim interleaved "
-                   "(costa_shim_set_enabled found)\n");
-        else
-            printf("mode: NATIVE ONLY - costa_shim_set_enabled not found "
-                   "(shim not preloaded); last column is floor/native\n");
-        printf("memcpy: %zu MiB per rank, %d ranks at once: %.2f GB/s "
-               "copied per rank (%.2f GB/s read+write)\n",
-               cbytes >> 20, g_nprocs, bw / 1e9, rw_bw / 1e9);
-        printf("floor: (own part of sub(A) read + own part of sub(C) "
-               "written [+ read if beta != 0], max over ranks) / read+write "
-               "bandwidth\n\n");
-        printf("%-4s %-40s %5s %10s %10s %8s %9s %8s %5s\n", "case",
-               "description", "reps", "native_ms", "shim_ms", "shim/nat",
-               "floor_ms", all_have ? "fl/shim" : "fl/nat", "check");
-        fflush(stdout);
-    }
+    double bw = cs_bench_memcpy_bw(cbytes); /* copied bytes/s per rank */
+    double rw_bw = 2.0 * bw;                /* read + written bytes/s */
+    cs_bench_print_head("pdtran_/pztranu_/pdtrmr2d_/pdgeadd_ benchmark",
+                        "floor: (own part of sub(A) read + own part of "
+                        "sub(C) written [+ read if beta != 0], max over "
+                        "ranks) / read+write bandwidth",
+                        all_have, cbytes, bw, 40);
     /* Cases in --cases order; a letter selects every case with that id. */
     for (const char *p = which; *p; p++) {
         for (int k = 0; k < NCASES; k++) {
@@ -640,29 +459,15 @@ int main(int argc, char **argv)
             result_t res = run_case(c, grids, r, all_have, rw_bw);
             if (!res.ok)
                 rc = 1;
-            if (g_rank != 0)
-                continue;
-            char shim_s[32] = "-", ratio_s[32] = "-";
-            double t = all_have ? res.shim_ms : res.native_ms;
-            if (all_have) {
-                snprintf(shim_s, sizeof shim_s, "%.3f", res.shim_ms);
-                snprintf(ratio_s, sizeof ratio_s, "%.3f",
-                         res.shim_ms / res.native_ms);
-            }
-            printf("%-4s %-40s %5d %10.3f %10s %8s %9.3f %8.3f %5s\n",
-                   c->label, c->what, r, res.native_ms, shim_s, ratio_s,
-                   res.floor_ms, t > 0 ? res.floor_ms / t : 0.0,
-                   res.ok ? (all_have ? "ok" : "ok*") : "FAIL");
-            fflush(stdout);
+            cs_bench_print_row(c->label, c->what, 40, r, res.native_ms,
+                               res.shim_ms, res.floor_ms, res.ok, all_have);
         }
     }
     if (g_rank == 0 && !all_have)
         printf("\nok*: native result checked against the expected values "
                "only (no shim)\n");
 
-    for (int k = NGRIDS - 1; k >= 0; k--)
-        Cblacs_gridexit(grids[k].ctxt);
-    Cblacs_exit(1);
+    bench_grids_exit(grids);
     MPI_Finalize();
     return rc;
 }

@@ -4,24 +4,12 @@
 # output line is the sentinel "cs_test: OK".
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT.
 set -u
+. "$(dirname "$0")/../lib/checks_lib.sh"
 bin="$BUILD_DIR/t/unit/test_config"
-if [ ! -x "$bin" ]; then
-    echo "missing $bin (make test_apps)"
-    exit 1
-fi
+cs_need_files "$bin"
 mkdir -p "${CS_OUT:?}"
 # Keep the test's temporary files inside this check's output folder, and
 # hide any COSTA_SHIM_* setting of the caller from the test.
 out=$(env $(env | sed -n 's/^\(COSTA_SHIM_[A-Za-z0-9_]*\)=.*/-u \1/p') \
       TMPDIR="$CS_OUT" "$bin" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-last=$(printf '%s\n' "$out" | tail -n 1)
-if [ "$rc" -ne 0 ]; then
-    echo "test_config exited with status $rc"
-    exit 1
-fi
-if [ "$last" != "cs_test: OK" ]; then
-    echo "test_config did not end with 'cs_test: OK'"
-    exit 1
-fi
+cs_expect_ok test_config $? "$out"

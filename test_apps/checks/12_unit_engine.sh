@@ -7,12 +7,10 @@
 # 10 times as many cases.  Environment (from run_checks.sh): BUILD_DIR,
 # CS_OUT.
 set -u
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${BUILD_DIR:?}" "${CS_OUT:?}"
 bin="$BUILD_DIR/t/unit/test_engine_layout"
-if [ ! -x "$bin" ]; then
-    echo "missing $bin (make test_apps)"
-    exit 1
-fi
+cs_need_files "$bin"
 scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=10
 mkdir -p "$CS_OUT"

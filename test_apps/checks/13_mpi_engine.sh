@@ -10,18 +10,15 @@
 # the cases and adds a valgrind run with P = 2 when valgrind is installed.
 # Environment (from run_checks.sh): BUILD_DIR, MPIEXEC, CS_OUT.
 set -u
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${BUILD_DIR:?}" "${MPIEXEC:?}" "${CS_OUT:?}"
 bin="$BUILD_DIR/t/mpi/test_engine"
 yield="$BUILD_DIR/t/lib/yield_preload.so"
-if [ ! -x "$bin" ]; then
-    echo "missing $bin (make test_apps)"
-    exit 1
-fi
+cs_need_files "$bin"
 mult=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && mult=10
 out="$CS_OUT"
-rm -rf "$out"
-mkdir -p "$out"
+cs_fresh_dir "$out"
 status=0
 
 # run TAG P CASES [wrapper...]: one launch; 0 iff exit 0 and sentinel last

@@ -7,23 +7,11 @@
 # many random cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT, CS_CHECK_FULL.
 set -u
+. "$(dirname "$0")/../lib/checks_lib.sh"
 bin="$BUILD_DIR/t/unit/test_relabel"
-if [ ! -x "$bin" ]; then
-    echo "missing $bin (make test_apps)"
-    exit 1
-fi
+cs_need_files "$bin"
 mkdir -p "${CS_OUT:?}"
 scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=20
 out=$(cd "$CS_OUT" && "$bin" "$scale" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-last=$(printf '%s\n' "$out" | tail -n 1)
-if [ "$rc" -ne 0 ]; then
-    echo "test_relabel exited with status $rc"
-    exit 1
-fi
-if [ "$last" != "cs_test: OK" ]; then
-    echo "test_relabel did not end with 'cs_test: OK'"
-    exit 1
-fi
+cs_expect_ok test_relabel $? "$out"

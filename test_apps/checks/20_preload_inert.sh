@@ -11,6 +11,7 @@
 # report files.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, CS_OUT.
 set -euo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${CS_OUT:?}"
 if [ ! -f "$CS_SHIM" ]; then
@@ -19,8 +20,7 @@ if [ ! -f "$CS_SHIM" ]; then
 fi
 
 work=$CS_OUT/work
-rm -rf "$work"
-mkdir -p "$work"
+cs_fresh_dir "$work"
 cd "$work"
 ls / > "$CS_OUT/ls.expected"
 

@@ -10,6 +10,7 @@
 # CS_CHECK_FULL=1 runs 4x the configs.  Env: BUILD_DIR MPIEXEC CS_SHIM
 # CS_OUT CS_TOP PYTHON.
 set -u
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${BUILD_DIR:?}" "${MPIEXEC:?}" "${CS_SHIM:?}" "${CS_OUT:?}" "${CS_TOP:?}"
 PYTHON="${PYTHON:-python3}"
 
@@ -23,12 +24,9 @@ mult=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && mult=4
 launch_timeout=$((240 * mult))
 
-for f in "$bin" "$yield"; do
-    [ -e "$f" ] || { echo "FAIL: missing $f (make test_apps)"; exit 1; }
-done
+cs_need_files "$bin" "$yield"
 out="$CS_OUT"
-rm -rf "$out"
-mkdir -p "$out"
+cs_fresh_dir "$out"
 status=0
 
 # run_sweep TAG P PRELOAD [env...]: one launch; 0 iff exit 0 and sentinel
@@ -93,8 +91,7 @@ for p in 1 2 3 4 5 6; do
         echo "FAIL: P=$p call counts differ between native and shim"
         status=1
     fi
-    calls=$(awk '$1 == "calls" { s += $3 } END { print s + 0 }' \
-            "$out/shim.$p/stdout")
+    calls=$(cs_sum_field calls "$out/shim.$p/stdout")
     echo "  P=$p: $calls p?gemr2d calls in all ranks"
     rc=0
     "$PYTHON" "$stats_py" "$sd" --routine-regex '^C?p[sdczi]gemr2d_?$' \

@@ -12,6 +12,7 @@
 set -u
 : "${BUILD_DIR:?}" "${MPIEXEC:?}" "${CS_SHIM:?}" "${CS_OUT:?}" "${CS_TOP:?}"
 PYTHON="${PYTHON:-python3}"
+. "$(dirname "$0")/../lib/checks_lib.sh"
 
 bin="$BUILD_DIR/t/scalapack/eig_svd"
 yield="$BUILD_DIR/t/lib/yield_preload.so"
@@ -19,64 +20,20 @@ stats_py="$CS_TOP/test_apps/lib/check_stats.py"
 procs="2 4"
 [ "${CS_CHECK_FULL:-0}" = 1 ] && procs="1 2 3 4 6"
 
-for f in "$bin" "$yield"; do
-    [ -e "$f" ] || { echo "FAIL: missing $f (make test_apps)"; exit 1; }
-done
+cs_need_files "$bin" "$yield"
 out="$CS_OUT"
-rm -rf "$out"
-mkdir -p "$out"
-status=0
+cs_fresh_dir "$out"
 
-# run TAG P PRELOAD [env...]
-run() {
-    local tag=$1 p=$2 pre=$3
-    shift 3
-    local genv=() rc=0 t0=$SECONDS
-    [ -n "$pre" ] && genv=(-genv LD_PRELOAD "$pre")
-    env "$@" timeout -k 10 300 "$MPIEXEC" "${genv[@]}" -n "$p" "$bin" \
-        > "$out/$tag.$p.out" 2> "$out/$tag.$p.err" || rc=$?
-    echo "  $tag P=$p: rc=$rc, $((SECONDS - t0)) s"
-    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$out/$tag.$p.out")" != "cs_test: OK" ]
-    then
-        echo "FAIL: $tag run with P=$p (rc=$rc); stderr tail:"
-        tail -n 20 "$out/$tag.$p.err" | sed 's/^/    /'
-        return 1
-    fi
-}
-
-echo "native runs:"
-for p in $procs; do
-    pre=""
-    [ "$p" -gt 2 ] && pre="$yield"
-    run native "$p" "$pre" || status=1
-done
-
-if [ ! -e "$CS_SHIM" ]; then
-    echo "FAIL: shim $CS_SHIM not found: shim half not run"
-    exit 1
-fi
-
-echo "shim runs:"
-for p in $procs; do
-    sd="$out/stats.$p"
-    mkdir -p "$sd"
-    run shim "$p" "$CS_SHIM:$yield" \
-        COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
-        COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$sd" || {
-        status=1
-        continue
-    }
-    if ! cmp -s "$out/native.$p.out" "$out/shim.$p.out"; then
-        echo "FAIL: P=$p output differs between native and shim:"
-        diff "$out/native.$p.out" "$out/shim.$p.out" | head -n 10 |
-            sed 's/^/    /'
-        status=1
-    fi
-    rc=0
+# stats P DIR: engine rows for pdgemr2d, no fallback
+stats() {
+    local p=$1 sd=$2 rc=0
     "$PYTHON" "$stats_py" "$sd" --routine-regex 'pdgemr2d' \
         --min-engine-calls 1 --no-fallback > "$out/stats.$p.txt" 2>&1 || rc=$?
     sed 's/^/    /' "$out/stats.$p.txt"
-    [ "$rc" -eq 0 ] || status=1
-done
+    return "$rc"
+}
+
+status=0
+cs_native_vs_shim "$out" "$bin" "$yield" stats $procs || status=1
 [ "$status" -eq 0 ] && echo "32_eig_svd: OK"
 exit "$status"

@@ -26,15 +26,13 @@
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP, CS_CHECK_FULL.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 app=$BUILD_DIR/t/scalapack/tran_sweep
 yield=$BUILD_DIR/t/lib/yield_preload.so
-for f in "$app" "$yield"; do
-    [ -e "$f" ] || { echo "FAIL: $f not built (make test_apps)"; exit 1; }
-done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_need_files "$app" "$yield"
+cs_fresh_dir "$CS_OUT"
 ncores=$(nproc 2>/dev/null || echo 2)
 mult=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && mult=4
@@ -87,10 +85,8 @@ run_pair() {
         bad+=("calls lines differ")
     fi
     local calls unsup
-    calls=$(awk '$1 == "calls" { s += $3 } END { print s + 0 }' \
-            "$dir/native.out")
-    unsup=$(awk '$1 == "calls_unsupported" { s += $3 } END { print s + 0 }' \
-            "$dir/native.out")
+    calls=$(cs_sum_field calls "$dir/native.out")
+    unsup=$(cs_sum_field calls_unsupported "$dir/native.out")
     if ! "$PYTHON" "$stats_py" "$dir/stats" --routine-regex "$routine_re" \
             --expect-engine-calls "$((calls - unsup))" --no-fallback \
             --expect-fallback "unsupported=$unsup" \

@@ -11,15 +11,13 @@
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 app=$BUILD_DIR/t/scalapack/eigx
 yield=$BUILD_DIR/t/lib/yield_preload.so
-for f in "$app" "$yield"; do
-    [ -f "$f" ] || { echo "FAIL: $f not built"; exit 1; }
-done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_need_files "$app" "$yield"
+cs_fresh_dir "$CS_OUT"
 ncores=$(nproc 2>/dev/null || echo 2)
 
 stats_py=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/test_apps/lib/check_stats.py

@@ -17,6 +17,7 @@
 #    and 4 ranks: identical stdout and identical sorted PBLAS ERROR lines.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 app=$BUILD_DIR/t/scalapack/tran_badarg
 app2=$BUILD_DIR/t/scalapack/tran_badarg_abort
@@ -24,8 +25,7 @@ yield=$BUILD_DIR/t/lib/yield_preload.so
 for f in "$app" "$app2" "$yield"; do
     [ -f "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_fresh_dir "$CS_OUT"
 ncores=$(nproc 2>/dev/null || echo 2)
 np=2
 

@@ -18,14 +18,13 @@
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 top=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 tool=$top/scripts/costa_shim_report.py
 app=$BUILD_DIR/t/bench/bench_gemr2d
-for f in "$app" "$CS_SHIM" "$tool"; do
-    [ -f "$f" ] || { echo "FAIL: $f not found"; exit 1; }
-done
+cs_need_files "$app" "$CS_SHIM" "$tool"
 rm -rf "$CS_OUT"
 mkdir -p "$CS_OUT"/new "$CS_OUT"/base "$CS_OUT"/local
 export OMP_NUM_THREADS=1

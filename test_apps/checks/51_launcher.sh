@@ -13,6 +13,7 @@
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 top=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -20,9 +21,7 @@ run=$top/scripts/costa-shim-run
 check=$top/scripts/costa-shim-check
 stats_py=$top/test_apps/lib/check_stats.py
 app=$BUILD_DIR/t/bench/bench_gemr2d
-for f in "$app" "$CS_SHIM" "$run" "$check" "$stats_py"; do
-    [ -f "$f" ] || { echo "FAIL: $f not found"; exit 1; }
-done
+cs_need_files "$app" "$CS_SHIM" "$run" "$check" "$stats_py"
 rm -rf "$CS_OUT"
 mkdir -p "$CS_OUT"/launcher "$CS_OUT"/perrank
 export OMP_NUM_THREADS=1

@@ -20,12 +20,11 @@
 #        each and the exact per-rank routine totals.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 app=$BUILD_DIR/t/scalapack/report_truth
-for f in "$app" "$CS_SHIM"; do
-    [ -e "$f" ] || { echo "FAIL: $f not found (make test_apps)"; exit 1; }
-done
+cs_need_files "$app" "$CS_SHIM"
 rm -rf "$CS_OUT"
 mkdir -p "$CS_OUT"/summary "$CS_OUT"/local
 export OMP_NUM_THREADS=1

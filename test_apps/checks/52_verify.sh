@@ -18,6 +18,7 @@
 # VERIFY (the check's own nested calls are not counted).
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 sca=$BUILD_DIR/t/scalapack
@@ -25,8 +26,7 @@ for f in "$sca/report_truth" "$sca/gemr2d_sweep" "$sca/tran_sweep" \
          "$CS_SHIM"; do
     [ -e "$f" ] || { echo "FAIL: $f not found (make test_apps)"; exit 1; }
 done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_fresh_dir "$CS_OUT"
 export OMP_NUM_THREADS=1
 fails=0
 
@@ -119,9 +119,13 @@ EOF
         fails=$((fails + 1))
     fi
 fi
-min=0 run gemr2d_sweep 1 "$sca/gemr2d_sweep" --seed 52 --count 150 &&
+# (digest lines to files: on stdout, another rank's could come after the
+# sentinel line of rank 0)
+min=0 run gemr2d_sweep 1 "$sca/gemr2d_sweep" --seed 52 --count 150 \
+    --digest "$CS_OUT/gemr2d_sweep.dig" &&
     check gemr2d_sweep "all types and grids"
-min=0 run tran_sweep 1 "$sca/tran_sweep" --seed 52 --count 150 &&
+min=0 run tran_sweep 1 "$sca/tran_sweep" --seed 52 --count 150 \
+    --digest "$CS_OUT/tran_sweep.dig" &&
     check tran_sweep "transpose/add family and p?trmr2d"
 
 exit $((fails > 0))

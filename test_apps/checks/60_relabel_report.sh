@@ -16,43 +16,18 @@
 #     grid) in report mode gives the native digests and writes a plan.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 demo=$BUILD_DIR/t/scalapack/relabel_demo
 sweep=$BUILD_DIR/t/scalapack/gemr2d_sweep
 yield=$BUILD_DIR/t/lib/yield_preload.so
-for f in "$demo" "$sweep" "$yield" "$CS_SHIM"; do
-    [ -f "$f" ] || { echo "FAIL: $f not found (make test_apps)"; exit 1; }
-done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_need_files "$demo" "$sweep" "$yield" "$CS_SHIM"
+cs_fresh_dir "$CS_OUT"
 cd "$CS_OUT" || exit 1
 export OMP_NUM_THREADS=1
 unset LD_PRELOAD COSTA_SHIM_RELABEL COSTA_SHIM_RELABEL_PLAN COSTA_SHIM_STATS
 fails=0
-report() {   # report ok|FAIL text
-    echo "$1  $2"
-    [ "$1" = ok ] || fails=$((fails + 1))
-}
-
-# run NAME NP PRELOAD [VAR=value...] -- APP ARGS: one launch into NAME/
-run() {
-    local name=$1 np=$2 pre=$3
-    shift 3
-    local envs=()
-    while [ "$1" != -- ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
-    shift
-    mkdir -p "$name"
-    local rc=0
-    (cd "$name" && timeout -k 10 120 "$MPIEXEC" -genv LD_PRELOAD "$pre" \
-        "${envs[@]}" -n "$np" "$@" > out 2> err) || rc=$?
-    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$name/out")" != "cs_test: OK" ]; then
-        report FAIL "$name: rc=$rc or no sentinel; stderr:"
-        tail -n 15 "$name/err" | sed 's/^/      | /'
-        return 1
-    fi
-    return 0
-}
 
 # json_field DIR EXPR: evaluate EXPR on the report of DIR (r = the JSON)
 json_field() {
@@ -71,14 +46,14 @@ sent_expr='sum(x["bytes_sent"] for x in r["routines"] if x["path"] == "engine")'
 args=(--n 1000 --a 64x64 --b 64x64 --order C --calls 3)
 
 # ---- native reference
-run native 4 "$yield" -- "$demo" "${args[@]}" || exit 1
+cs_run_in native 4 "$yield" -- "$demo" "${args[@]}" || exit 1
 grep '^digest' native/out > native.dig
 
 # ---- permuted layout, C and Fortran interface
 for v in c fortran; do
     extra=()
     [ "$v" = fortran ] && extra=(--fortran)
-    if ! run "report_$v" 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
+    if ! cs_run_in "report_$v" 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
             COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_RANKS=all \
             COSTA_SHIM_LOG_LEVEL=info COSTA_SHIM_STATS=summary \
             COSTA_SHIM_STATS_DIR=. COSTA_SHIM_RELABEL_PLAN=plan.txt \
@@ -88,30 +63,30 @@ for v in c fortran; do
     fi
     d=report_$v
     if cmp -s native.dig <(grep '^digest' "$d/out"); then
-        report ok "$v: B identical to the native run"
+        cs_report ok "$v: B identical to the native run"
     else
-        report FAIL "$v: B differs from the native run"
+        cs_report FAIL "$v: B differs from the native run"
     fi
     n=$(grep -c 'COSTA_SHIM .*pdgemr2d_' "$d/err")
     g=$(grep -c 'COSTA_SHIM .*pdgemr2d_.* relabel_gain:100\.0%' "$d/err")
     if [ "$n" -eq 12 ] && [ "$g" -eq 12 ]; then
-        report ok "$v: 12 trace lines, all relabel_gain:100.0%"
+        cs_report ok "$v: 12 trace lines, all relabel_gain:100.0%"
     else
-        report FAIL "$v: $g of $n trace lines (12 expected) with relabel_gain:100.0%"
+        cs_report FAIL "$v: $g of $n trace lines (12 expected) with relabel_gain:100.0%"
         grep -m 2 'COSTA_SHIM ' "$d/err" | sed 's/^/      | /'
     fi
     if grep -q 'info: relabel: shape 1 pdgemr2d 1000x1000 A grid #0 2x2/64x64 -> B grid #1 2x2/64x64: .* (gain 100\.0%)' "$d/err"; then
-        report ok "$v: per-shape log line with gain 100.0%"
+        cs_report ok "$v: per-shape log line with gain 100.0%"
     else
-        report FAIL "$v: no per-shape log line with gain 100.0%"
+        cs_report FAIL "$v: no per-shape log line with gain 100.0%"
     fi
     best=$(json_field "$d" '[s.get("relabel_best_bytes") for s in r["shapes"]]')
     cross=$(json_field "$d" '[s.get("relabel_cross_bytes") for s in r["shapes"]]')
     sent=$(json_field "$d" "$sent_expr")
     if [ "$best" = "[0]" ] && [ "$cross" = "[$sent]" ] && [ "$sent" -gt 0 ]; then
-        report ok "$v: report shape: $sent bytes crossing, 0 relabeled"
+        cs_report ok "$v: report shape: $sent bytes crossing, 0 relabeled"
     else
-        report FAIL "$v: report shape relabel_cross_bytes $cross best $best, sent $sent"
+        cs_report FAIL "$v: report shape relabel_cross_bytes $cross best $best, sent $sent"
     fi
     p=$d/plan.txt
     if [ -f "$p" ] && grep -qx 'grids 2' "$p" && grep -qx 'complete 1' "$p" &&
@@ -120,15 +95,15 @@ for v in c fortran; do
             grep -qx 'grid 0 2x2 R 0 1 2 3 -> 0 1 2 3' "$p" &&
             grep -qx 'grid 1 2x2 C 0 2 1 3 -> 0 1 2 3' "$p" &&
             [ "$(tail -n 1 "$p")" = end ]; then
-        report ok "$v: plan relabels grid #1 to row-major, bytes $sent -> 0"
+        cs_report ok "$v: plan relabels grid #1 to row-major, bytes $sent -> 0"
     else
-        report FAIL "$v: unexpected plan:"
+        cs_report FAIL "$v: unexpected plan:"
         sed 's/^/      | /' "$p" 2> /dev/null | head -n 20
     fi
     if grep -q "relabel: plan written to plan.txt: 2 grids, 1 relabeled" "$d/err"; then
-        report ok "$v: rank 0 says where the plan went"
+        cs_report ok "$v: rank 0 says where the plan went"
     else
-        report FAIL "$v: no 'plan written' line"
+        cs_report FAIL "$v: no 'plan written' line"
     fi
 done
 
@@ -137,24 +112,24 @@ seed=20250101
 for np in 3 4; do
     mkdir -p "sweep_native.$np" "sweep_report.$np"
     ok=1
-    run "sweep_native.$np" "$np" "$yield" -- "$sweep" --seed "$seed" \
+    cs_run_in "sweep_native.$np" "$np" "$yield" -- "$sweep" --seed "$seed" \
         --count 120 --digest dig || ok=0
-    run "sweep_report.$np" "$np" "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
+    cs_run_in "sweep_report.$np" "$np" "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
         COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 -- "$sweep" \
         --seed "$seed" --count 120 --digest dig || ok=0
     [ "$ok" = 1 ] || continue
     if cmp -s <(cat "sweep_native.$np"/dig.* | sort) \
               <(cat "sweep_report.$np"/dig.* | sort); then
-        report ok "sweep P=$np in report mode: digests identical to native"
+        cs_report ok "sweep P=$np in report mode: digests identical to native"
     else
-        report FAIL "sweep P=$np in report mode: digests differ"
+        cs_report FAIL "sweep P=$np in report mode: digests differ"
     fi
     p=sweep_report.$np/costa_shim.relabel.plan
     if [ -f "$p" ] && [ "$(tail -n 1 "$p")" = end ] &&
             [ "$(grep -c '^grid ' "$p")" -ge 100 ]; then
-        report ok "sweep P=$np: plan with $(grep -c '^grid ' "$p") grids"
+        cs_report ok "sweep P=$np: plan with $(grep -c '^grid ' "$p") grids"
     else
-        report FAIL "sweep P=$np: no usable plan"
+        cs_report FAIL "sweep P=$np: no usable plan"
     fi
 done
 

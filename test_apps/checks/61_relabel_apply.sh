@@ -17,42 +17,17 @@
 #   * COSTA_SHIM_RELABEL=off with a plan set: nothing printed, map unchanged.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
 PYTHON=${PYTHON:-python3}
 demo=$BUILD_DIR/t/scalapack/relabel_demo
 yield=$BUILD_DIR/t/lib/yield_preload.so
-for f in "$demo" "$yield" "$CS_SHIM"; do
-    [ -f "$f" ] || { echo "FAIL: $f not found (make test_apps)"; exit 1; }
-done
-rm -rf "$CS_OUT"
-mkdir -p "$CS_OUT"
+cs_need_files "$demo" "$yield" "$CS_SHIM"
+cs_fresh_dir "$CS_OUT"
 cd "$CS_OUT" || exit 1
 export OMP_NUM_THREADS=1
 unset LD_PRELOAD COSTA_SHIM_RELABEL COSTA_SHIM_RELABEL_PLAN COSTA_SHIM_STATS
 fails=0
-report() {   # report ok|FAIL text
-    echo "$1  $2"
-    [ "$1" = ok ] || fails=$((fails + 1))
-}
-
-# run NAME NP PRELOAD [VAR=value...] -- APP ARGS: one launch into NAME/
-run() {
-    local name=$1 np=$2 pre=$3
-    shift 3
-    local envs=()
-    while [ "$1" != -- ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
-    shift
-    mkdir -p "$name"
-    local rc=0
-    (cd "$name" && timeout -k 10 120 "$MPIEXEC" -genv LD_PRELOAD "$pre" \
-        "${envs[@]}" -n "$np" "$@" > out 2> err) || rc=$?
-    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$name/out")" != "cs_test: OK" ]; then
-        report FAIL "$name: rc=$rc or no sentinel; stderr:"
-        tail -n 15 "$name/err" | sed 's/^/      | /'
-        return 1
-    fi
-    return 0
-}
 
 # bytes_sent DIR: bytes sent by the engine, all ranks, from DIR's report
 bytes_sent() {
@@ -70,9 +45,9 @@ EOF
 # same_b NAME: B of run NAME equals the native B, position by position
 same_b() {
     if cmp -s native.dig <(grep '^digest' "$1/out"); then
-        report ok "$1: B identical to the native run"
+        cs_report ok "$1: B identical to the native run"
     else
-        report FAIL "$1: B differs from the native run"
+        cs_report FAIL "$1: B differs from the native run"
     fi
 }
 
@@ -81,12 +56,12 @@ shim_env=(COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=.
 args=(--n 1000 --a 250x250 --b 256x256 --order C --calls 3)
 plan=$CS_OUT/plan.txt
 
-run native 4 "$yield" -- "$demo" "${args[@]}" || exit 1
+cs_run_in native 4 "$yield" -- "$demo" "${args[@]}" || exit 1
 grep '^digest' native/out > native.dig
 app_map=$(grep '^mapB' native/out)
 
 # ---- report: the plan
-run report 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=report \
+cs_run_in report 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=report \
     COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" "${args[@]}" || exit 1
 same_b report
 b_app=$(sed -n 's/^bytes_app //p' "$plan")
@@ -96,9 +71,9 @@ planned=$(sed -n 's/^grid 1 2x2 C 0 2 1 3 -> //p' "$plan")
 if [ -n "$b_app" ] && [ -n "$b_plan" ] && [ "$b_app" = "$sent_report" ] &&
         [ "$b_plan" -gt 0 ] && [ "$b_plan" -lt "$b_app" ] &&
         [ -n "$planned" ] && [ "$planned" != "0 2 1 3" ]; then
-    report ok "report: plan relabels grid #1 to '$planned', predicted bytes $b_app -> $b_plan"
+    cs_report ok "report: plan relabels grid #1 to '$planned', predicted bytes $b_app -> $b_plan"
 else
-    report FAIL "report: unexpected plan (report sent $sent_report):"
+    cs_report FAIL "report: unexpected plan (report sent $sent_report):"
     sed 's/^/      | /' "$plan" | head -n 20
 fi
 
@@ -107,39 +82,39 @@ for v in c fortran; do
     extra=()
     [ "$v" = fortran ] && extra=(--fortran)
     d=apply_$v
-    run "$d" 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=apply \
+    cs_run_in "$d" 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=apply \
         COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" "${args[@]}" \
         "${extra[@]}" || continue
     same_b "$d"
     sent=$(bytes_sent "$d")
     if [ "$sent" = "$b_plan" ]; then
-        report ok "$d: bytes sent $sent = the plan's prediction (report run: $sent_report)"
+        cs_report ok "$d: bytes sent $sent = the plan's prediction (report run: $sent_report)"
     else
-        report FAIL "$d: bytes sent $sent, the plan predicted $b_plan"
+        cs_report FAIL "$d: bytes sent $sent, the plan predicted $b_plan"
     fi
     n=$(grep -c 'relabel: grid #1 (2x2, order C) created with the planned process map' "$d/err")
     w=$(grep -c 'warning' "$d/err")
     if [ "$n" -eq 1 ] && [ "$w" -eq 0 ]; then
-        report ok "$d: one log line for the changed grid, no warning"
+        cs_report ok "$d: one log line for the changed grid, no warning"
     else
-        report FAIL "$d: $n change lines, $w warnings:"
+        cs_report FAIL "$d: $n change lines, $w warnings:"
         sed 's/^/      | /' "$d/err" | head -n 10
     fi
     if [ "$(grep '^mapB' "$d/out")" = "mapB $planned" ]; then
-        report ok "$d: the program sees grid B with the planned map"
+        cs_report ok "$d: the program sees grid B with the planned map"
     else
-        report FAIL "$d: grid B map '$(grep '^mapB' "$d/out")', planned '$planned'"
+        cs_report FAIL "$d: grid B map '$(grep '^mapB' "$d/out")', planned '$planned'"
     fi
 done
 
 # ---- grid B from Cblacs_gridmap, processes reversed
 rargs=(--n 1000 --a 250x250 --b 256x256 --order rev --calls 3)
 rplan=$CS_OUT/plan_rev.txt
-if run native_rev 4 "$yield" -- "$demo" "${rargs[@]}" &&
-        run report_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+if cs_run_in native_rev 4 "$yield" -- "$demo" "${rargs[@]}" &&
+        cs_run_in report_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
             COSTA_SHIM_RELABEL=report COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
             "$demo" "${rargs[@]}" &&
-        run apply_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+        cs_run_in apply_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
             COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
             "$demo" "${rargs[@]}"; then
     rb_plan=$(sed -n 's/^bytes_plan //p' "$rplan")
@@ -151,9 +126,9 @@ if run native_rev 4 "$yield" -- "$demo" "${rargs[@]}" &&
             [ "$(grep '^mapB' apply_rev/out)" = "mapB $rplanned" ] &&
             grep -q 'grid #1 (2x2, order M) created with the planned' \
                 apply_rev/err; then
-        report ok "gridmap: B identical, bytes $(bytes_sent report_rev) -> $rb_plan as planned, map '$rplanned'"
+        cs_report ok "gridmap: B identical, bytes $(bytes_sent report_rev) -> $rb_plan as planned, map '$rplanned'"
     else
-        report FAIL "gridmap: B, bytes or map differ from the plan:"
+        cs_report FAIL "gridmap: B, bytes or map differ from the plan:"
         sed 's/^/      | /' "$rplan" | head -n 20
     fi
 fi
@@ -163,7 +138,7 @@ fi
 mismatch() {
     local d=$1 np=$2 pat=$3
     shift 3
-    run "$d" "$np" "$CS_SHIM:$yield" "${shim_env[@]}" \
+    cs_run_in "$d" "$np" "$CS_SHIM:$yield" "${shim_env[@]}" \
         COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$plan" -- \
         "$demo" "$@" || return
     local w c
@@ -171,9 +146,9 @@ mismatch() {
     c=$(grep -c 'created with the planned' "$d/err")
     if [ "$w" -eq 1 ] && grep -q "warning: relabel: .*$pat" "$d/err" &&
             [ "$c" -eq 0 ]; then
-        report ok "$d: one warning ($pat), no grid changed"
+        cs_report ok "$d: one warning ($pat), no grid changed"
     else
-        report FAIL "$d: $w warnings, $c grids changed; stderr:"
+        cs_report FAIL "$d: $w warnings, $c grids changed; stderr:"
         sed 's/^/      | /' "$d/err" | head -n 10
     fi
 }
@@ -181,11 +156,11 @@ mismatch mismatch_grids 4 "does not match this run: grid #0 (1x4 order R" \
     "${args[@]}" --extra
 same_b mismatch_grids
 [ "$(grep '^mapB' mismatch_grids/out)" = "$app_map" ] &&
-    report ok "mismatch_grids: map unchanged" ||
-    report FAIL "mismatch_grids: map changed"
+    cs_report ok "mismatch_grids: map unchanged" ||
+    cs_report FAIL "mismatch_grids: map changed"
 [ "$(bytes_sent mismatch_grids)" = "$b_app" ] &&
-    report ok "mismatch_grids: bytes sent as without relabeling" ||
-    report FAIL "mismatch_grids: bytes sent $(bytes_sent mismatch_grids), expected $b_app"
+    cs_report ok "mismatch_grids: bytes sent as without relabeling" ||
+    cs_report FAIL "mismatch_grids: bytes sent $(bytes_sent mismatch_grids), expected $b_app"
 mismatch mismatch_procs 2 "made for 4 processes, this run has 2" \
     --n 1000 --a 250x250 --b 256x256 --calls 2
 plan_keep=$plan
@@ -195,12 +170,12 @@ same_b missing_plan
 plan=$plan_keep
 
 # ---- off: inert even with a plan set
-run off 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" \
+cs_run_in off 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" \
     "${args[@]}" || true
 if [ ! -s off/err ] && [ "$(grep '^mapB' off/out)" = "$app_map" ]; then
-    report ok "off: no output, map unchanged"
+    cs_report ok "off: no output, map unchanged"
 else
-    report FAIL "off: output or changed map"
+    cs_report FAIL "off: output or changed map"
 fi
 
 echo

@@ -20,15 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-void Cblacs_set(int, int, int *);
-int numroc_(int *, int *, int *, int *, int *);
-void descinit_(int *, int *, int *, int *, int *, int *, int *, int *, int *,
-               int *);
+#include "cs_blacs.h"
+#include "cs_digest.h"
+#include "cs_rng.h"
+
 /* Fortran routines: the trailing size_t are the hidden CHARACTER lengths */
 void pdsyev_(const char *, const char *, int *, double *, int *, int *, int *,
              double *, double *, int *, int *, int *, double *, int *, int *,
@@ -39,34 +34,17 @@ void pdgesvd_(const char *, const char *, int *, int *, double *, int *, int *,
 
 static int g_rank, g_np, g_fail;
 
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Exactly representable entry in [-1, 1) of matrix `seed` at (i, j). */
 static double entry(int seed, int i, int j)
 {
-    uint64_t h = mix(((uint64_t)seed << 40) ^ ((uint64_t)i << 20) ^ (uint64_t)j);
+    uint64_t h = cs_splitmix64(((uint64_t)seed << 40) ^ ((uint64_t)i << 20) ^
+                               (uint64_t)j);
     return (double)(int64_t)(h >> 44) / 524288.0 - 1.0;
 }
 
 typedef struct {
     int ctxt, P, Q, myr, myc;
 } grid_t;
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 /* Local array of a m x n matrix with blocks nb, sources 0; filled by f. */
 typedef struct {
@@ -100,7 +78,7 @@ static void print_local_digest(const char *what, const dmat_t *x,
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int lj = 0; lj < x->locc; lj++)
-        h = fnv(h, x->a + (size_t)lj * x->lld, sizeof(double) * (size_t)x->locr);
+        h = cs_fnv(h, x->a + (size_t)lj * x->lld, sizeof(double) * (size_t)x->locr);
     (void)nb;
     (void)g;
     uint64_t *all = malloc(sizeof(uint64_t) * (size_t)g_np);

@@ -28,16 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blacs.h"
+#include "cs_digest.h"
 #include "cs_test.h"
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int numroc_(int *, int *, int *, int *, int *);
-void descinit_(int *, int *, int *, int *, int *, int *, int *, int *, int *,
-               int *);
 
 void pdsyevx_(char *jobz, char *range, char *uplo, int *n, double *a, int *ia,
               int *ja, int *desca, double *vl, double *vu, int *il, int *iu,
@@ -54,16 +48,6 @@ void pzheevx_(char *jobz, char *range, char *uplo, int *n, double *a, int *ia,
               size_t, size_t, size_t);
 
 static int g_rank, g_np;
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 /* deterministic symmetric / Hermitian matrix element (0-based) */
 static void elem(int cplx, int i, int j, double *re, double *im)
@@ -190,7 +174,7 @@ static int run_case(int ctxt, int P, int Q, int myrow, int mycol, int cplx,
 
     uint64_t h = 0xcbf29ce484222325ull;
     for (int lj = 0; lj < locc; lj++)
-        h = fnv(h, (const char *)z + (size_t)lj * lld * es, (size_t)locr * es);
+        h = cs_fnv(h, (const char *)z + (size_t)lj * lld * es, (size_t)locr * es);
     uint64_t *all = xcalloc((size_t)g_np, sizeof(uint64_t));
     MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {

@@ -32,21 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blacs.h"
 #include "cs_test.h"
 
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridmap(int *, int *, int, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
 void blacs_get_(const int *, const int *, int *);
 void blacs_gridinit_(int *, const char *, const int *, const int *, size_t);
 void blacs_gridmap_(int *, int *, const int *, const int *, const int *);
 void blacs_gridexit_(const int *);
-int numroc_(const int *, const int *, const int *, const int *, const int *);
-void pdgemr2d_(const int *, const int *, const double *, const int *,
-               const int *, const int *, double *, const int *, const int *,
-               const int *, const int *);
 
 static int g_rank, g_np;
 

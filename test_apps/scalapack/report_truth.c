@@ -29,20 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blacs.h"
 #include "cs_test.h"
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int numroc_(int *, int *, int *, int *, int *);
-void descinit_(int *, int *, int *, int *, int *, int *, int *, int *, int *,
-               int *);
-void pdgemr2d_(int *, int *, double *, int *, int *, int *, double *, int *,
-               int *, int *, int *);
-void Cpdgemr2d(int, int, double *, int, int, int *, double *, int, int, int *,
-               int);
 
 /* One distributed matrix of this rank. */
 typedef struct {

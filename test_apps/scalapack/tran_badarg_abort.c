@@ -24,18 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blacs.h"
 #include "cs_test.h"
 
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int numroc_(int *, int *, int *, int *, int *);
-void pdtran_(int *, int *, double *, double *, int *, int *, int *, double *,
-             double *, int *, int *, int *);
-void pztranc_(int *, int *, double *, double *, int *, int *, int *,
-              double *, double *, int *, int *, int *);
 void pdgeadd_(char *, int *, int *, double *, double *, int *, int *, int *,
               double *, double *, int *, int *, int *, size_t);
 void pdtradd_(char *, char *, int *, int *, double *, double *, int *, int *,

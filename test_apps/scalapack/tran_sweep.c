@@ -55,29 +55,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- BLACS / ScaLAPACK prototypes (no headers are installed) ---- */
-void Cblacs_pinfo(int *, int *);
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridmap(int *, int *, int, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-int Csys2blacs_handle(MPI_Comm);
-void Cfree_blacs_system_handle(int);
+#include "cs_sweep.h"
 
-/* PBLAS: Fortran interfaces; CHARACTER arguments carry hidden lengths. */
-void pstran_(int *, int *, float *, float *, int *, int *, int *, float *,
-             float *, int *, int *, int *);
-void pdtran_(int *, int *, double *, double *, int *, int *, int *, double *,
-             double *, int *, int *, int *);
-void pctranu_(int *, int *, float *, float *, int *, int *, int *, float *,
-              float *, int *, int *, int *);
-void pztranu_(int *, int *, double *, double *, int *, int *, int *,
-              double *, double *, int *, int *, int *);
-void pctranc_(int *, int *, float *, float *, int *, int *, int *, float *,
-              float *, int *, int *, int *);
-void pztranc_(int *, int *, double *, double *, int *, int *, int *,
-              double *, double *, int *, int *, int *);
+/* PBLAS: Fortran interfaces; CHARACTER arguments carry hidden lengths.
+ * p?tran* are declared in cs_blacs.h. */
 #define GEADD_PROTO(name, T)                                                  \
     void name(char *, int *, int *, T *, T *, int *, int *, int *, T *, T *,  \
               int *, int *, int *, size_t)
@@ -111,37 +92,12 @@ TRMRC_PROTO(Cpctrmr2d, float);
 TRMRC_PROTO(Cpztrmr2d, double);
 TRMRC_PROTO(Cpitrmr2d, int);
 
-#define MAXP 64
 /* 11-entry descriptor (DTYPE 2) and 9-entry descriptor (DTYPE 1) indices */
 enum { D2_DTYPE, D2_CTXT, D2_M, D2_N, D2_IMB, D2_INB, D2_MB, D2_NB, D2_RSRC,
        D2_CSRC, D2_LLD };
 enum { D1_DTYPE, D1_CTXT, D1_M, D1_N, D1_MB, D1_NB, D1_RSRC, D1_CSRC,
        D1_LLD };
 
-/* ---- PRNG: splitmix64, one stream per config ---- */
-typedef struct { uint64_t s; } rng_t;
-
-static uint64_t rng_next(rng_t *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int rnd(rng_t *r, int n) /* 0..n-1 */
-{
-    return n <= 1 ? 0 : (int)(rng_next(r) % (uint64_t)n);
-}
-static int rrange(rng_t *r, int lo, int hi) { return lo + rnd(r, hi - lo + 1); }
-static int chance(rng_t *r, int pct) { return rnd(r, 100) < pct; }
-static void shuffle(rng_t *r, int *v, int n)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = rnd(r, i + 1), t = v[i];
-        v[i] = v[j];
-        v[j] = t;
-    }
-}
 /* stateless hash of a few integers (element values) */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -149,9 +105,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return rng_next(&t);
 }
 
-/* ---- globals ---- */
-static int g_rank, g_np, g_sysctx;
-static long g_fail;                 /* failed checks on this rank */
+/* ---- globals (g_rank, g_np, g_sysctx, g_fail: cs_sweep.h) ---- */
 static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
 /* calls the shim is documented to hand to PBLAS (reason unsupported):
  * complex p?tran, p?tranu, p?tranc and p?geadd with beta = 1 and alpha
@@ -167,224 +121,6 @@ static int g_verbose, g_replicated, g_classify, g_hard;
  * bit-identity promise.  NaN/Inf in C for beta = 0 (overwritten) and in
  * plain copies are always tested (VK_NANFILL). */
 static int g_nonfinite;
-
-/* one write per line so that the ranks' lines do not interleave */
-#define FAILF(...)                                                            \
-    do {                                                                      \
-        char fb_[1024];                                                       \
-        int fo_ = snprintf(fb_, sizeof fb_, "[rank %d] FAIL: ", g_rank);      \
-        snprintf(fb_ + fo_, sizeof fb_ - (size_t)fo_, __VA_ARGS__);           \
-        g_fail++;                                                             \
-        fprintf(stderr, "%s\n", fb_);                                         \
-    } while (0)
-
-static void die(const char *msg)
-{
-    fprintf(stderr, "[rank %d] tran_sweep: %s\n", g_rank, msg);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
-/* =================================================================== */
-/* grids (same machinery as gemr2d_sweep.c)                            */
-/* =================================================================== */
-enum { GM_INIT_R, GM_INIT_C, GM_MAP, GM_SUB_INIT_R, GM_SUB_INIT_C,
-       GM_SUB_MAP, GM_ALIAS, GM_NMETH };
-static const char *meth_name[GM_NMETH] = {
-    "init-R", "init-C", "map", "sub-init-R", "sub-init-C", "sub-map", "alias"};
-
-typedef struct {
-    int method, P, Q, n, ldu;
-    int procs[MAXP];   /* procs[i*Q+j] = world rank at grid position (i,j) */
-    int nextra;        /* sub-communicator members that are not in the grid */
-    int ctxt;          /* this process's handle, -1 if not a member */
-    int myrow, mycol;  /* expected coordinates, -1 if not a member */
-    int sysh;          /* Csys2blacs_handle to free, or -1 */
-    MPI_Comm comm;     /* sub-communicator to free, or MPI_COMM_NULL */
-} grid_t;
-
-static void rand_shape(rng_t *r, int n, int *P, int *Q)
-{
-    int div[MAXP] = {1}, nd = 0;
-    for (int d = 1; d <= n; d++)
-        if (n % d == 0)
-            div[nd++] = d;
-    *P = div[rnd(r, nd)];
-    *Q = n / *P;
-}
-
-static int is_prefix_set(const int *s, int n)
-{
-    int seen[MAXP] = {0};
-    for (int i = 0; i < n; i++) {
-        if (s[i] >= n)
-            return 0;
-        seen[s[i]] = 1;
-    }
-    for (int i = 0; i < n; i++)
-        if (!seen[i])
-            return 0;
-    return 1;
-}
-
-/*
- * Build a P x Q grid over the n = P*Q world ranks set[] with the given
- * method.  GM_INIT_* over the world system context uses ranks 0..n-1.
- * Collective over the world.
- */
-static void grid_create(rng_t *r, grid_t *g, int method, const int *set,
-                        int P, int Q)
-{
-    int n = P * Q;
-    memset(g, 0, sizeof *g);
-    g->method = method;
-    g->P = P;
-    g->Q = Q;
-    g->n = n;
-    g->ctxt = -1;
-    g->myrow = g->mycol = -1;
-    g->sysh = -1;
-    g->comm = MPI_COMM_NULL;
-    g->ldu = P;
-
-    int usermap[MAXP * 4];
-    if (method == GM_INIT_R || method == GM_INIT_C) {
-        for (int k = 0; k < n; k++) {
-            int i = method == GM_INIT_R ? k / Q : k % P;
-            int j = method == GM_INIT_R ? k % Q : k / P;
-            g->procs[i * Q + j] = k;
-        }
-        int ctxt = g_sysctx;
-        Cblacs_gridinit(&ctxt, method == GM_INIT_R ? "R" : "C", P, Q);
-        g->ctxt = ctxt;
-    } else if (method == GM_MAP) {
-        g->ldu = P + (chance(r, 30) ? rrange(r, 1, 2) : 0);
-        for (int k = 0; k < g->ldu * Q; k++)
-            usermap[k] = -77;
-        for (int i = 0; i < P; i++)
-            for (int j = 0; j < Q; j++) {
-                g->procs[i * Q + j] = set[i * Q + j];
-                usermap[i + j * g->ldu] = set[i * Q + j];
-            }
-        int ctxt = g_sysctx;
-        Cblacs_gridmap(&ctxt, usermap, g->ldu, P, Q);
-        g->ctxt = ctxt;
-    } else {
-        int key[MAXP], insub[MAXP] = {0};
-        for (int k = 0; k < n; k++) {
-            key[set[k]] = k;
-            insub[set[k]] = 1;
-        }
-        int outside[MAXP], no = 0;
-        for (int w = 0; w < g_np; w++)
-            if (!insub[w])
-                outside[no++] = w;
-        shuffle(r, outside, no);
-        g->nextra = no ? rnd(r, no + 1) : 0;
-        for (int e = 0; e < g->nextra; e++) {
-            key[outside[e]] = n + e;
-            insub[outside[e]] = 1;
-        }
-        int pos_of[MAXP];
-        if (method == GM_SUB_INIT_R || method == GM_SUB_INIT_C) {
-            for (int s = 0; s < n; s++) {
-                int i = method == GM_SUB_INIT_R ? s / Q : s % P;
-                int j = method == GM_SUB_INIT_R ? s % Q : s / P;
-                pos_of[s] = i * Q + j;
-            }
-        } else {
-            for (int s = 0; s < n; s++)
-                pos_of[s] = s;
-            shuffle(r, pos_of, n);
-            g->ldu = P + (chance(r, 30) ? 1 : 0);
-            for (int k = 0; k < g->ldu * Q; k++)
-                usermap[k] = -77;
-            for (int s = 0; s < n; s++) {
-                int i = pos_of[s] / Q, j = pos_of[s] % Q;
-                usermap[i + j * g->ldu] = s;
-            }
-        }
-        for (int s = 0; s < n; s++)
-            g->procs[pos_of[s]] = set[s];
-        MPI_Comm_split(MPI_COMM_WORLD, insub[g_rank] ? 0 : MPI_UNDEFINED,
-                       insub[g_rank] ? key[g_rank] : 0, &g->comm);
-        if (g->comm != MPI_COMM_NULL) {
-            g->sysh = Csys2blacs_handle(g->comm);
-            int ctxt = g->sysh;
-            if (method == GM_SUB_MAP)
-                Cblacs_gridmap(&ctxt, usermap, g->ldu, P, Q);
-            else
-                Cblacs_gridinit(&ctxt, method == GM_SUB_INIT_R ? "R" : "C",
-                                P, Q);
-            g->ctxt = ctxt;
-        }
-    }
-    for (int p = 0; p < n; p++)
-        if (g->procs[p] == g_rank) {
-            g->myrow = p / Q;
-            g->mycol = p % Q;
-        }
-    int np_, nq_, mr, mc;
-    Cblacs_gridinfo(g->ctxt, &np_, &nq_, &mr, &mc);
-    if (g->myrow >= 0) {
-        if (np_ != P || nq_ != Q || mr != g->myrow || mc != g->mycol) {
-            fprintf(stderr,
-                    "[rank %d] grid %s %dx%d: gridinfo %d %d %d %d, "
-                    "expected %d %d\n", g_rank, meth_name[method], P, Q, np_,
-                    nq_, mr, mc, g->myrow, g->mycol);
-            die("unexpected BLACS grid layout");
-        }
-    } else if (g->ctxt != -1) {
-        die("unexpected BLACS handle for non-member");
-    }
-}
-
-static void grid_alias(grid_t *dst, const grid_t *src)
-{
-    *dst = *src;
-    dst->method = GM_ALIAS;
-    dst->sysh = -1;
-    dst->comm = MPI_COMM_NULL;
-}
-
-static void grid_free(grid_t *g)
-{
-    if (g->method == GM_ALIAS)
-        return;
-    if (g->ctxt >= 0)
-        Cblacs_gridexit(g->ctxt);
-    if (g->sysh >= 0)
-        Cfree_blacs_system_handle(g->sysh);
-    if (g->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&g->comm);
-}
-
-static int pick_method(rng_t *r)
-{
-    int x = rnd(r, 100);
-    if (x < 20) return GM_INIT_R;
-    if (x < 35) return GM_INIT_C;
-    if (x < 65) return GM_MAP;
-    if (x < 75) return GM_SUB_INIT_R;
-    if (x < 85) return GM_SUB_INIT_C;
-    return GM_SUB_MAP;
-}
-
-static void grid_random(rng_t *r, grid_t *g, int *set, int n, int method)
-{
-    int P, Q;
-    rand_shape(r, n, &P, &Q);
-    if ((method == GM_INIT_R || method == GM_INIT_C) && !is_prefix_set(set, n))
-        method = GM_MAP;
-    grid_create(r, g, method, set, P, Q);
-}
 
 /* =================================================================== */
 /* element values                                                       */
@@ -549,15 +285,6 @@ static int own_map(int n, int ib, int b, int src, int nprocs, int myp,
     return cnt;
 }
 
-static int pick_block(rng_t *r, int dim)
-{
-    int x = rnd(r, 100);
-    if (x < 30) return rrange(r, 1, 4);
-    if (x < 60) return rrange(r, 5, 16);
-    if (x < 78) return rrange(r, 17, 64);
-    return (dim > 0 ? dim : 1) + rrange(r, 0, 10);
-}
-
 /* Draw matrix parameters for an m x n submatrix on grid g. */
 static void draw_mat(rng_t *r, mat_t *a, int m, int n, const grid_t *g,
                      int pblas)
@@ -695,25 +422,6 @@ static void free_local(mat_t *a)
     free(a->cmap);
     a->buf = a->save = NULL;
     a->rmap = a->cmap = NULL;
-}
-
-/* ---- digest: FNV-1a 64 ---- */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static void hexbytes(char *out, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", p[n - 1 - i]);
-    if (n == 0)
-        out[0] = 0;
 }
 
 /* =================================================================== */
@@ -1222,9 +930,9 @@ static void classify(const cfg_t *c, const unsigned char *ael,
     cl[CL_NONE]++;
     if (g_verbose) {
         char hg[40], he[40];
-        hexbytes(hg, got, es);
+        cs_hexbytes(hg, got, es);
         expect_elem(c, F_INLINE, ael, cel, e);
-        hexbytes(he, e, es);
+        cs_hexbytes(he, e, es);
         fprintf(stderr, "[rank %d] classify cfg %d: got %s inline %s\n",
                 g_rank, c->k, hg, he);
     }
@@ -1233,17 +941,6 @@ static void classify(const cfg_t *c, const unsigned char *ael,
 /* =================================================================== */
 /* checks                                                               */
 /* =================================================================== */
-static void report_elem(const cfg_t *c, const char *what, int li, int lj,
-                        int gi, int gj, const unsigned char *got,
-                        const unsigned char *exp, size_t es)
-{
-    char hg[40], he[40];
-    hexbytes(hg, got, es);
-    hexbytes(he, exp, es);
-    FAILF("cfg %d: %s local (%d,%d) global (%d,%d): got %s expected %s",
-          c->k, what, li, lj, gi, gj, hg, he);
-}
-
 static long check_unchanged(const cfg_t *c, const mat_t *a, const char *nm)
 {
     size_t es = elsize(c->t);
@@ -1341,7 +1038,8 @@ static long check_pblas_c(const cfg_t *c)
             }
             if (!ok) {
                 if (bad < 5)
-                    report_elem(c, what, li, lj, gi, gj, got, exp, es);
+                    sweep_report_elem(c->k, what, li, lj, gi, gj, got,
+                                      exp, es);
                 bad++;
             }
         }
@@ -1402,7 +1100,8 @@ static long check_trmr_b(const cfg_t *c)
             }
             if (memcmp(got, exp, es)) {
                 if (bad < 5)
-                    report_elem(c, what, li, lj, gi, gj, got, exp, es);
+                    sweep_report_elem(c->k, what, li, lj, gi, gj, got,
+                                      exp, es);
                 bad++;
             }
         }
@@ -1417,70 +1116,8 @@ static long check_trmr_b(const cfg_t *c)
 /* =================================================================== */
 static void make_trmr_grids(cfg_t *c, rng_t *r)
 {
-    int all[MAXP];
-    for (int w = 0; w < g_np; w++)
-        all[w] = w;
-    int na = rrange(r, 1, g_np);
-    int seta[MAXP];
-    int ma = pick_method(r);
-    memcpy(seta, all, sizeof(int) * g_np);
-    if (ma != GM_INIT_R && ma != GM_INIT_C)
-        shuffle(r, seta, g_np);
-    grid_random(r, &c->ga, seta, na, ma);
-
-    int x = rnd(r, 100);
-    int inA[MAXP] = {0};
-    for (int p = 0; p < c->ga.n; p++)
-        inA[c->ga.procs[p]] = 1;
-    int comp[MAXP], nc = 0;
-    for (int w = 0; w < g_np; w++)
-        if (!inA[w])
-            comp[nc++] = w;
-    if (x < 15) {
-        grid_alias(&c->gb, &c->ga);
-    } else if (x < 35) {
-        int setb[MAXP];
-        memcpy(setb, c->ga.procs, sizeof(int) * c->ga.n);
-        shuffle(r, setb, c->ga.n);
-        grid_random(r, &c->gb, setb, c->ga.n, pick_method(r));
-    } else if (x < 55 && nc > 0) {
-        shuffle(r, comp, nc);
-        grid_random(r, &c->gb, comp, rrange(r, 1, nc), pick_method(r));
-    } else {
-        int setb[MAXP];
-        int mb = pick_method(r);
-        memcpy(setb, all, sizeof(int) * g_np);
-        if (mb != GM_INIT_R && mb != GM_INIT_C)
-            shuffle(r, setb, g_np);
-        grid_random(r, &c->gb, setb, rrange(r, 1, g_np), mb);
-    }
-
-    if (c->ga.n == g_np && chance(r, 20)) {
-        grid_alias(&c->gg, &c->ga);
-    } else if (c->gb.n == g_np && chance(r, 20)) {
-        grid_alias(&c->gg, &c->gb);
-    } else {
-        int shapes[4][2], ns = 0;
-        shapes[ns][0] = 1; shapes[ns][1] = g_np; ns++;
-        shapes[ns][0] = g_np; shapes[ns][1] = 1; ns++;
-        if (g_np % 2 == 0 && g_np > 2) {
-            shapes[ns][0] = 2; shapes[ns][1] = g_np / 2; ns++;
-        }
-        if (g_np % 3 == 0 && g_np > 3) {
-            shapes[ns][0] = 3; shapes[ns][1] = g_np / 3; ns++;
-        }
-        int s = rnd(r, ns);
-        int setg[MAXP];
-        memcpy(setg, all, sizeof(int) * g_np);
-        int y = rnd(r, 100), mg;
-        if (y < 30) mg = GM_INIT_R;
-        else if (y < 50) mg = GM_INIT_C;
-        else if (y < 80) mg = GM_MAP;
-        else mg = y < 87 ? GM_SUB_INIT_R : (y < 93 ? GM_SUB_INIT_C : GM_SUB_MAP);
-        if (mg != GM_INIT_R && mg != GM_INIT_C)
-            shuffle(r, setg, g_np);
-        grid_create(r, &c->gg, mg, setg, shapes[s][0], shapes[s][1]);
-    }
+    int relB, gkind; /* not reported by this sweep */
+    make_redist_grids(r, &c->ga, &c->gb, &c->gg, &relB, &gkind);
 }
 
 static void make_pblas_grid(cfg_t *c, rng_t *r)
@@ -1527,10 +1164,7 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
         if (!garbage)
             make_trmr_grids(c, r);
         grid_t dummy;
-        memset(&dummy, 0, sizeof dummy);
-        dummy.P = dummy.Q = 1;
-        dummy.myrow = dummy.mycol = -1;
-        dummy.ctxt = -1;
+        grid_none(&dummy);
         draw_mat(r, &c->a, c->m, c->n, garbage ? &dummy : &c->ga, 0);
         draw_mat(r, &c->b, c->m, c->n, garbage ? &dummy : &c->gb, 0);
         if (g_verbose && g_rank == 0) {
@@ -1538,12 +1172,8 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
             fprintf(stderr, "%s\n", desc);
         }
         if (garbage) {
-            int ga[9], gb[9];
-            for (int e = 0; e < 9; e++) {
-                ga[e] = (int)(rng_next(r) & 0x3ffff) - 100000;
-                gb[e] = (int)(rng_next(r) & 0x3ffff) - 100000;
-            }
-            int gctx = chance(r, 50) ? -1 : (int)(rng_next(r) & 0xffff) + 1000;
+            int ga[9], gb[9], gctx;
+            sweep_garbage_args(r, ga, gb, &gctx);
             if (c->zmode == 1)
                 call_trmr(c, ga, gb, NULL, NULL, gctx);
             else
@@ -1584,13 +1214,7 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
         }
     }
 
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, &c->a.nel, sizeof c->a.nel);
-    if (c->a.nel)
-        h = fnv(h, c->a.buf, c->a.nel * es);
-    h = fnv(h, &c->b.nel, sizeof c->b.nel);
-    if (c->b.nel)
-        h = fnv(h, c->b.buf, c->b.nel * es);
+    uint64_t h = sweep_digest(c->a.nel, c->a.buf, c->b.nel, c->b.buf, es);
     fprintf(dig, "cfg %d rank %d digest %016" PRIx64 "\n", c->k, g_rank, h);
     if (g_fail != before) {
         describe(c, desc, sizeof desc);
@@ -1620,27 +1244,15 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_np);
-    if (g_np > MAXP)
-        die("too many processes");
+    sweep_init("tran_sweep");
 
-    uint64_t seed = 1;
-    int count = -1, start = 0;
-    const char *types = "sdczi", *only = "tgar", *digest = NULL;
+    sweep_opts_t o = SWEEP_OPTS_DEFAULT;
+    const char *only = "tgar";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--count") && i + 1 < argc)
-            count = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--start") && i + 1 < argc)
-            start = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--types") && i + 1 < argc)
-            types = argv[++i];
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+        if (sweep_common_arg(argc, argv, &i, &o))
+            continue;
+        if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
-        else if (!strcmp(argv[i], "--digest") && i + 1 < argc)
-            digest = argv[++i];
         else if (!strcmp(argv[i], "--replicated"))
             g_replicated = 1;
         else if (!strcmp(argv[i], "--classify"))
@@ -1649,27 +1261,18 @@ int main(int argc, char **argv)
             g_hard = 1;
         else if (!strcmp(argv[i], "--nonfinite"))
             g_nonfinite = 1;
-        else if (!strcmp(argv[i], "--verbose"))
-            g_verbose = 1;
         else
             usage();
     }
-    if (count < 0 || !types[0] || strspn(types, "sdczi") != strlen(types) ||
-        !only[0] || strspn(only, "tgar") != strlen(only))
+    if (!sweep_opts_ok(&o) || !only[0] || strspn(only, "tgar") != strlen(only))
         usage();
+    uint64_t seed = o.seed;
+    int count = o.count, start = o.start;
+    const char *types = o.types;
+    g_verbose = o.verbose;
 
-    FILE *dig = stdout;
-    if (digest) {
-        char fn[4096];
-        snprintf(fn, sizeof fn, "%s.%d", digest, g_rank);
-        dig = fopen(fn, "w");
-        if (!dig)
-            die("cannot open the digest file");
-    }
-
-    int bp, bn;
-    Cblacs_pinfo(&bp, &bn);
-    Cblacs_get(-1, 0, &g_sysctx);
+    FILE *dig = sweep_open_digest(o.digest);
+    sweep_blacs_init();
 
     double t0 = MPI_Wtime();
     static cfg_t c;
@@ -1679,10 +1282,7 @@ int main(int argc, char **argv)
         run_config(&c, &r, dig);
     }
     double t1 = MPI_Wtime();
-    if (dig != stdout)
-        fclose(dig);
-    else
-        fflush(stdout);
+    sweep_close_digest(dig);
 
     long mine[4] = {g_calls, g_calls_mn0, g_fail, g_calls_unsup};
     long *all = xmalloc(sizeof(long) * 4 * (size_t)g_np);
@@ -1723,14 +1323,5 @@ int main(int argc, char **argv)
         }
     }
     free(all);
-    MPI_Bcast(&tot_fail, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (g_rank == 0) {
-        if (tot_fail == 0)
-            printf("cs_test: OK\n");
-        else
-            printf("cs_test: FAILED (%ld checks)\n", tot_fail);
-        fflush(stdout);
-    }
-    MPI_Finalize();
-    return tot_fail ? 1 : 0;
+    return sweep_finish(tot_fail);
 }

@@ -1,0 +1,129 @@
+# test_apps/lib/checks_lib.sh - shell helpers shared by the check scripts of
+# test_apps/checks/ (sourced, never run; it lives outside checks/ because
+# run_checks.sh runs every checks/*.sh).  Source it with
+#   . "$(dirname "$0")/../lib/checks_lib.sh"
+# Functions only: sourcing it sets no variables and changes no options.
+
+# cs_need_files FILE...: exit 1 with a FAIL line unless every FILE exists.
+cs_need_files() {
+    local f
+    for f in "$@"; do
+        [ -e "$f" ] || { echo "FAIL: missing $f (make test_apps)"; exit 1; }
+    done
+}
+
+# cs_fresh_dir DIR: DIR, emptied.
+cs_fresh_dir() {
+    rm -rf "$1"
+    mkdir -p "$1"
+}
+
+# cs_sum_field WORD FILE...: sum of the third fields of the lines whose
+# first field is WORD (the "calls <rank> <count>" lines of the programs).
+cs_sum_field() {
+    local w=$1
+    shift
+    awk -v w="$w" '$1 == w { s += $3 } END { print s + 0 }' "$@"
+}
+
+# cs_expect_ok NAME RC OUTPUT: print OUTPUT; exit 1 unless RC is 0 and the
+# last line of OUTPUT is the sentinel "cs_test: OK".
+cs_expect_ok() {
+    local name=$1 rc=$2 out=$3
+    printf '%s\n' "$out"
+    if [ "$rc" -ne 0 ]; then
+        echo "$name exited with status $rc"
+        exit 1
+    fi
+    if [ "$(printf '%s\n' "$out" | tail -n 1)" != "cs_test: OK" ]; then
+        echo "$name did not end with 'cs_test: OK'"
+        exit 1
+    fi
+}
+
+# cs_report ok|FAIL TEXT: one result line; a FAIL adds one to $fails.
+cs_report() {
+    echo "$1  $2"
+    [ "$1" = ok ] || fails=$((fails + 1))
+}
+
+# cs_run_in NAME NP PRELOAD [VAR=value...] -- APP ARGS: one launch (120 s at
+# most) with its output in NAME/out and NAME/err; 0 iff it exits 0 and
+# prints the sentinel last (else a FAIL through cs_report).
+cs_run_in() {
+    local name=$1 np=$2 pre=$3
+    shift 3
+    local envs=()
+    while [ "$1" != -- ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
+    shift
+    mkdir -p "$name"
+    local rc=0
+    (cd "$name" && timeout -k 10 120 "$MPIEXEC" -genv LD_PRELOAD "$pre" \
+        "${envs[@]}" -n "$np" "$@" > out 2> err) || rc=$?
+    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$name/out")" != "cs_test: OK" ]; then
+        cs_report FAIL "$name: rc=$rc or no sentinel; stderr:"
+        tail -n 15 "$name/err" | sed 's/^/      | /'
+        return 1
+    fi
+    return 0
+}
+
+# cs_run_tagged OUT TAG P PRELOAD BIN [VAR=value...]: one launch of BIN on P
+# ranks (300 s at most) into OUT/TAG.P.out and .err; 0 iff it exits 0 and
+# prints the sentinel last, else a FAIL line and the stderr tail.
+cs_run_tagged() {
+    local out=$1 tag=$2 p=$3 pre=$4 bin=$5
+    shift 5
+    local genv=() rc=0 t0=$SECONDS
+    [ -n "$pre" ] && genv=(-genv LD_PRELOAD "$pre")
+    env "$@" timeout -k 10 300 "$MPIEXEC" "${genv[@]}" -n "$p" "$bin" \
+        > "$out/$tag.$p.out" 2> "$out/$tag.$p.err" || rc=$?
+    echo "  $tag P=$p: rc=$rc, $((SECONDS - t0)) s"
+    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$out/$tag.$p.out")" != "cs_test: OK" ]
+    then
+        echo "FAIL: $tag run with P=$p (rc=$rc); stderr tail:"
+        tail -n 20 "$out/$tag.$p.err" | sed 's/^/    /'
+        return 1
+    fi
+}
+
+# cs_native_vs_shim OUT BIN YIELD STATS_FN P...: for each P, BIN natively
+# (YIELD preloaded when P > 2), then for each P under $CS_SHIM (+ YIELD)
+# with COSTA_SHIM_FALLBACK=never MIN_ELEMS=0 and a stats summary in
+# OUT/stats.P; the two outputs must be identical, and STATS_FN P DIR must
+# accept the shim's statistics.  Returns 0 iff everything passed; exits 1
+# when the shim is missing.
+cs_native_vs_shim() {
+    local out=$1 bin=$2 yield=$3 stats_fn=$4
+    shift 4
+    local p pre sd status=0
+    echo "native runs:"
+    for p in "$@"; do
+        pre=""
+        [ "$p" -gt 2 ] && pre="$yield"
+        cs_run_tagged "$out" native "$p" "$pre" "$bin" || status=1
+    done
+    if [ ! -e "$CS_SHIM" ]; then
+        echo "FAIL: shim $CS_SHIM not found: shim half not run"
+        exit 1
+    fi
+    echo "shim runs:"
+    for p in "$@"; do
+        sd="$out/stats.$p"
+        mkdir -p "$sd"
+        cs_run_tagged "$out" shim "$p" "$CS_SHIM:$yield" "$bin" \
+            COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
+            COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$sd" || {
+            status=1
+            continue
+        }
+        if ! cmp -s "$out/native.$p.out" "$out/shim.$p.out"; then
+            echo "FAIL: P=$p output differs between native and shim:"
+            diff "$out/native.$p.out" "$out/shim.$p.out" | head -n 10 |
+                sed 's/^/    /'
+            status=1
+        fi
+        "$stats_fn" "$p" "$sd" || status=1
+    done
+    return "$status"
+}

@@ -1,0 +1,206 @@
+/*
+ * test_apps/lib/cs_bench.c - the measuring kit of the benchmarks; see
+ * cs_bench.h.  MPI and libc only.
+ */
+#include "cs_bench.h"
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*set_enabled_fn)(int on);
+
+static const char *bench_prog = "bench";
+static int bench_rank;
+static set_enabled_fn bench_set_enabled;
+
+void cs_bench_init(const char *prog)
+{
+    bench_prog = prog;
+    MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
+}
+
+void cs_bench_die(const char *msg)
+{
+    fprintf(stderr, "%s[%d]: %s\n", bench_prog, bench_rank, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void *cs_bench_xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        cs_bench_die("out of memory");
+    return p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cs_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double cs_bench_memcpy_bw(size_t bytes)
+{
+    enum { ROUNDS = 3, COPIES = 5 };
+    char *src = cs_bench_xmalloc(bytes), *dst = cs_bench_xmalloc(bytes);
+    memset(src, bench_rank + 1, bytes);
+    memset(dst, 0, bytes);
+    memcpy(dst, src, bytes); /* warm-up */
+    double best = 1e300;
+    for (int r = 0; r < ROUNDS; r++) {
+        double t[COPIES], tmax[COPIES];
+        for (int k = 0; k < COPIES; k++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            memcpy(dst, src, bytes);
+            t[k] = MPI_Wtime() - t0;
+            src[k] ^= dst[bytes - 1 - (size_t)k]; /* keep the copies alive */
+        }
+        MPI_Allreduce(t, tmax, COPIES, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double med = cs_median(tmax, COPIES);
+        if (med < best)
+            best = med;
+    }
+    free(src);
+    free(dst);
+    return (double)bytes / best;
+}
+
+int cs_bench_find_shim(void)
+{
+    /* The hook is looked up, never linked: the program stays a plain
+     * ScaLAPACK program that runs without the preload. */
+    void *sym = dlsym(RTLD_DEFAULT, "costa_shim_set_enabled");
+    memcpy(&bench_set_enabled, &sym, sizeof sym);
+    int have = bench_set_enabled != NULL, all_have = 0;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_have)
+        bench_set_enabled = NULL;
+    return all_have;
+}
+
+int cs_bench_shim_set(int on)
+{
+    return bench_set_enabled ? bench_set_enabled(on) : 0;
+}
+
+int cs_bench_verdict(const char *label, long bad_native, long bad_shim)
+{
+    long bad[2] = {bad_native, bad_shim}, gbad[2];
+    MPI_Allreduce(bad, gbad, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (!gbad[0] && !gbad[1])
+        return 1;
+    if (bench_rank == 0) {
+        if (gbad[0])
+            printf("FAIL case %s: native result wrong in %ld elements\n",
+                   label, gbad[0]);
+        if (gbad[1])
+            printf("FAIL case %s: shim result differs from native on "
+                   "%ld rank(s)\n", label, gbad[1]);
+    }
+    return 0;
+}
+
+/* One call timed between barriers; local seconds (reduced by the caller). */
+static double timed_call(cs_bench_call_fn call, void *ctx, int shim)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    call(ctx, shim);
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
+
+void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
+                   int have_shim, double *native_ms, double *shim_ms)
+{
+    for (int w = 0; w < warm; w++) {
+        cs_bench_shim_set(0);
+        call(ctx, 0);
+        if (have_shim) {
+            cs_bench_shim_set(1);
+            call(ctx, 1);
+        }
+    }
+
+    double *tn = cs_bench_xmalloc(2 * (size_t)reps * sizeof(double));
+    double *ts = tn + reps;
+    double *tmax = cs_bench_xmalloc(2 * (size_t)reps * sizeof(double));
+    for (int r = 0; r < reps; r++) {
+        /* alternate which path goes first, so neither always gets the
+         * caches the other left behind */
+        for (int k = 0; k < 2; k++) {
+            int shim_turn = (k == 0) == (r % 2 == 1);
+            if (shim_turn && !have_shim)
+                continue;
+            cs_bench_shim_set(shim_turn);
+            if (shim_turn)
+                ts[r] = timed_call(call, ctx, 1);
+            else
+                tn[r] = timed_call(call, ctx, 0);
+        }
+    }
+    if (!have_shim)
+        memset(ts, 0, (size_t)reps * sizeof(double));
+    cs_bench_shim_set(1);
+    MPI_Allreduce(tn, tmax, 2 * reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *native_ms = 1e3 * cs_median(tmax, reps);
+    *shim_ms = have_shim ? 1e3 * cs_median(tmax + reps, reps) : 0.0;
+    free(tn);
+    free(tmax);
+}
+
+void cs_bench_print_head(const char *title, const char *floor_line,
+                         int have_shim, size_t memcpy_bytes, double bw,
+                         int desc_w)
+{
+    if (bench_rank != 0)
+        return;
+    int nprocs;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    printf("%s, %d ranks; times: median per call, each call max over "
+           "ranks\n", title, nprocs);
+    if (have_shim)
+        printf("mode: native vs costa-shim interleaved "
+               "(costa_shim_set_enabled found)\n");
+    else
+        printf("mode: NATIVE ONLY - costa_shim_set_enabled not found "
+               "(shim not preloaded); last column is floor/native\n");
+    printf("memcpy: %zu MiB per rank, %d ranks at once: %.2f GB/s "
+           "copied per rank (%.2f GB/s read+write)\n",
+           memcpy_bytes >> 20, nprocs, bw / 1e9, 2.0 * bw / 1e9);
+    printf("%s\n\n", floor_line);
+    printf("%-4s %-*s %5s %10s %10s %8s %9s %8s %5s\n", "case", desc_w,
+           "description", "reps", "native_ms", "shim_ms", "shim/nat",
+           "floor_ms", have_shim ? "fl/shim" : "fl/nat", "check");
+    fflush(stdout);
+}
+
+void cs_bench_print_row(const char *label, const char *what, int desc_w,
+                        int reps, double native_ms, double shim_ms,
+                        double floor_ms, int ok, int have_shim)
+{
+    if (bench_rank != 0)
+        return;
+    char shim_s[32] = "-", ratio_s[32] = "-";
+    double t = have_shim ? shim_ms : native_ms;
+    if (have_shim) {
+        snprintf(shim_s, sizeof shim_s, "%.3f", shim_ms);
+        snprintf(ratio_s, sizeof ratio_s, "%.3f", shim_ms / native_ms);
+    }
+    printf("%-4s %-*s %5d %10.3f %10s %8s %9.3f %8.3f %5s\n", label, desc_w,
+           what, reps, native_ms, shim_s, ratio_s, floor_ms,
+           t > 0 ? floor_ms / t : 0.0,
+           ok ? (have_shim ? "ok" : "ok*") : "FAIL");
+    fflush(stdout);
+}

@@ -1,0 +1,115 @@
+/*
+ * test_apps/lib/cs_bench.h - the measuring kit of the native-vs-shim
+ * benchmarks (bench_gemr2d.c, bench_tran.c): the shim's on/off hook,
+ * interleaved timing with medians, the memcpy floor and the result table.
+ *
+ * The functions of cs_bench.c use MPI and libc only (they are linked into
+ * every test program); the BLACS helpers below are static inline because
+ * only the ScaLAPACK programs link BLACS.
+ */
+#ifndef CS_BENCH_H
+#define CS_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_blacs.h"
+
+/* Program name for messages ("<prog>[<rank>]: ...") and the rank; call
+ * after MPI_Init. */
+void cs_bench_init(const char *prog);
+void cs_bench_die(const char *msg);
+void *cs_bench_xmalloc(size_t bytes);
+
+/* Median of v[0..n-1] (sorts v). */
+double cs_median(double *v, int n);
+
+/* memcpy bandwidth, all ranks copying at once: bytes copied per second per
+ * rank (best of 3 medians of 5 copies, each max over ranks). */
+double cs_bench_memcpy_bw(size_t bytes);
+
+/* Looks up the preloaded shim's costa_shim_set_enabled (never linked);
+ * returns 1 iff every rank has it (else the hook is not used). */
+int cs_bench_find_shim(void);
+/* The hook: 1 = calls go to the shim, 0 = to ScaLAPACK; no-op without it. */
+int cs_bench_shim_set(int on);
+
+/* Verdict of a case's first native and shim calls (local counts: wrong
+ * native elements, shim result differs from native 0/1), summed over the
+ * ranks; FAIL lines from rank 0.  Returns 1 iff both are 0 everywhere. */
+int cs_bench_verdict(const char *label, long bad_native, long bad_shim);
+
+/* One call of the routine under test; shim: which path (and output). */
+typedef void (*cs_bench_call_fn)(void *ctx, int shim);
+
+/* warm untimed rounds of native (+ shim) calls, then reps timed rounds
+ * alternating which path goes first, each call between barriers; medians
+ * over reps of the max over ranks, in ms (shim_ms 0 without the shim).
+ * Leaves the shim enabled. */
+void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
+                   int have_shim, double *native_ms, double *shim_ms);
+
+/* Rank 0: the lines above the table (title and floor lines given, the
+ * mode and memcpy lines common) and the table's header; desc_w: width of
+ * the description column. */
+void cs_bench_print_head(const char *title, const char *floor_line,
+                         int have_shim, size_t memcpy_bytes, double bw,
+                         int desc_w);
+/* Rank 0: one table row. */
+void cs_bench_print_row(const char *label, const char *what, int desc_w,
+                        int reps, double native_ms, double shim_ms,
+                        double floor_ms, int ok, int have_shim);
+
+/* ---- BLACS helpers (header only) ---- */
+typedef struct {
+    int ctxt, nprow, npcol, myrow, mycol;
+} grid_t;
+
+enum { GRID_1X2 = 0, GRID_2X1 = 1, NGRIDS = 2 };
+
+/* The 1x2 and 2x1 row-major grids over 2 ranks. */
+static inline void bench_grids_init(grid_t grids[NGRIDS])
+{
+    for (int k = 0; k < NGRIDS; k++) {
+        grid_t *g = &grids[k];
+        Cblacs_get(-1, 0, &g->ctxt);
+        Cblacs_gridinit(&g->ctxt, "Row", k == GRID_1X2 ? 1 : 2,
+                        k == GRID_1X2 ? 2 : 1);
+        Cblacs_gridinfo(g->ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
+        if (g->myrow < 0)
+            cs_bench_die("process not in grid");
+    }
+}
+
+static inline void bench_grids_exit(grid_t grids[NGRIDS])
+{
+    for (int k = NGRIDS - 1; k >= 0; k--)
+        Cblacs_gridexit(grids[k].ctxt);
+    Cblacs_exit(1);
+}
+
+/* 0-based local index -> 0-based global index (source process 0). */
+static inline int64_t l2g(int l, int blk, int p, int np)
+{
+    return ((int64_t)(l / blk) * np + p) * blk + l % blk;
+}
+
+/* Elements of rows [i0, i0+len) (1-based i0) owned by process p. */
+static inline int64_t owned(int i0, int len, int blk, int p, int np)
+{
+    int zero = 0, hi = i0 - 1 + len, lo = i0 - 1;
+    if (len <= 0)
+        return 0;
+    return (int64_t)numroc_(&hi, &blk, &p, &zero, &np) -
+           numroc_(&lo, &blk, &p, &zero, &np);
+}
+
+/* Local elements of the m x n sub-matrix at (i0, j0), blocks blk. */
+static inline int64_t local_sub_elems(const grid_t *g, int i0, int j0, int m,
+                                      int n, int blk)
+{
+    return owned(i0, m, blk, g->myrow, g->nprow) *
+           owned(j0, n, blk, g->mycol, g->npcol);
+}
+
+#endif /* CS_BENCH_H */
