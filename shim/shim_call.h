@@ -79,14 +79,34 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
 /*
  * Given this rank's and the worst preparation result, run the plan (path
  * engine, volumes into rec) or turn the call into a `memory` fallback;
- * an engine failure is fatal.  Destroys the plan.  Collective over comm
+ * an engine failure is fatal.  Destroys the plan unless keep.  Collective over comm
  * when the plan runs.
  */
 void cs_shim_engine_finish(const char *name, int local, int worst,
                            cs_status_t st, cs_eng_plan_t *plan, const void *a,
                            void *b, MPI_Comm comm,
                            const cs_eng_exec_opts_t *opts,
-                           cs_shim_record_t *rec);
+                           cs_shim_record_t *rec, int keep);
+
+/*
+ * Plan cache (shim_plan_cache.c).  get: the cached plan built from exactly
+ * this exchanged table (n ints), rank and extra key, or NULL; the cache
+ * keeps owning it.  put: hand a plan over to the cache (returns 0 if it
+ * was not taken: the caller still owns it).  clear: free all (finalize).
+ * Local; one thread at a time.
+ */
+cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
+                                      const int64_t extra[4]);
+int cs_shim_plan_cache_put(const int *tab, int n, int me,
+                           const int64_t extra[4], cs_eng_plan_t *plan);
+void cs_shim_plan_cache_clear(void);
+
+/*
+ * Like cs_shim_engine_prepare() for a plan that already exists (from the
+ * cache): threads and overlap into *opts_p, buffers reserved, memory cap.
+ */
+int cs_shim_engine_reuse(cs_eng_plan_t *plan, const struct cs_config *cfg,
+                         cs_eng_exec_opts_t *opts_p, cs_status_t *st_p);
 
 /* Element type of the engine for a routine's type letter. */
 int cs_shim_eng_type(int routine);

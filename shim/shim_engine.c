@@ -59,7 +59,7 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
                            cs_status_t st, cs_eng_plan_t *plan, const void *a,
                            void *b, MPI_Comm comm,
                            const cs_eng_exec_opts_t *opts,
-                           cs_shim_record_t *rec)
+                           cs_shim_record_t *rec, int keep)
 {
     if (local == 2) {
         cs_shim_fatal("%s: the engine could not prepare the call: %s", name,
@@ -73,5 +73,22 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
     } else {
         cs_eng_plan_execute(plan, a, b, comm, opts, &rec->vol);
     }
-    cs_eng_plan_destroy(plan);
+    if (!keep) {
+        cs_eng_plan_destroy(plan);
+    }
+}
+
+int cs_shim_engine_reuse(cs_eng_plan_t *plan, const cs_config_t *cfg,
+                         cs_eng_exec_opts_t *opts_p, cs_status_t *st_p)
+{
+    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+    cs_status_t st = cs_eng_plan_reserve(plan, &opts);
+    int local = st == CS_OK ? 0 : 2;
+    if (local == 0 && cfg->max_memory >= 0 &&
+        cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
+        local = 1;
+    }
+    *opts_p = opts;
+    *st_p = st;
+    return local;
 }

@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim.h"
+#include "shim/shim_call.h"
 #include "shim/shim_relabel.h"
 #include "shim/shim_stats.h"
 
@@ -70,6 +71,7 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     cs_shim_relabel_finalize();
     cs_shim_report_write(cs_shim_registered_in_init);
+    cs_shim_plan_cache_clear();
     cs_eng_workspace_release();
     return MPI_SUCCESS;
 }

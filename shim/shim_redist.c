@@ -370,11 +370,17 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
             cs_shim_relabel_observe(&la, &lb, &op, comm, g->desca[1],
                                     g->descb[1], rec);
         }
-        cs_eng_plan_t *plan = NULL;
+        /* the plan is a function of the table, this rank, its leading
+         * dimensions and the trapezoid: reuse it when all are equal */
+        int64_t key[4] = {la.ld, lb.ld, op.mask, op.mask_k};
+        cs_eng_plan_t *plan =
+            cs_shim_plan_cache_get(tab, np * F_NINFO, me, key);
+        int cached = plan != NULL;
         cs_eng_exec_opts_t opts;
         cs_status_t st;
-        int local = cs_shim_engine_prepare(&la, &lb, &op, me, cfg, &opts,
-                                           &plan, &st);
+        int local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
+                           : cs_shim_engine_prepare(&la, &lb, &op, me, cfg,
+                                                    &opts, &plan, &st);
         /* RATIONALE: only a finite memory cap makes a refusal likely
          * enough to pay a second reduction on every call; without one a
          * local failure (malloc) is fatal. */
@@ -382,8 +388,11 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         if (cfg->max_memory >= 0) {
             MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm);
         }
+        int keep = cached ||
+                   (local == 0 && worst == 0 &&
+                    cs_shim_plan_cache_put(tab, np * F_NINFO, me, key, plan));
         cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
-                              &opts, rec);
+                              &opts, rec, keep);
     }
     free(ga.rank);
     free(gb.rank);
