@@ -111,7 +111,7 @@ static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
  * complex p?tran, p?tranu, p?tranc and p?geadd with beta = 1 and alpha
  * not 0 or 1, whose rounding depends on PBLAS's internal buffering;
  * complex scalings PBLAS does with ?SCAL (alpha = 0 with beta not 0 or 1,
- * and p?tradd's). */
+ * and p?tradd's); replicated operands (RSRC or CSRC = -1). */
 static long g_calls_unsup;
 static int g_verbose, g_replicated, g_classify, g_hard;
 /* --nonfinite: hard values include NaN and Inf.  Off by default: when both
@@ -691,9 +691,10 @@ static void call_pblas(cfg_t *c)
     int b0 = c->be[0] == 0 && c->be[1] == 0, b1 = c->be[0] == 1 && c->be[1] == 0;
     int conj = c->fam == F_TRAN ? c->conj : (c->trans == 'C' || c->trans == 'c');
     int tradd_scal = c->fam == F_TRADD && ((!b0 && !b1) || (!a0 && !a1 && !conj));
-    if (is_cplx(c->t) && m > 0 && n > 0 && !(a0 && b1) &&
-        ((c->fam != F_TRADD && b1 && !a0 && !a1) || (a0 && !b0 && !b1) ||
-         tradd_scal))
+    if (m > 0 && n > 0 && !(a0 && b1) &&
+        ((is_cplx(c->t) && ((c->fam != F_TRADD && b1 && !a0 && !a1) ||
+                            (a0 && !b0 && !b1) || tradd_scal)) ||
+         g_replicated))
         g_calls_unsup++;
     g_calls++;
     if (m == 0 || n == 0)
