@@ -264,13 +264,16 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int b1 = op.beta[0] == 1.0 && op.beta[1] == 0.0;
     /* RATIONALE: for complex C += alpha * op(A) PBLAS rounds differently
      * depending on an internal buffering decision: either ZAXPY (inc 1,
-     * which OpenBLAS evaluates as (y + ar*xr) - ai*xi) or its own loop
-     * (y + (ar*xr - ai*xi)).  Bit-identical results cannot be promised
-     * without replaying that decision, so this one case goes to PBLAS.
+     * which OpenBLAS evaluates as (y + ar*xr) - ai*xi, or another
+     * increment, with another order for the imaginary part) or its own
+     * loop (y + (ar*xr - ai*xi)).  Even alpha = 1 differs in the sign of
+     * zeros ((y + 1*x) - 0*xi is +0 where y + x is -0).  Bit-identical
+     * results cannot be promised without replaying that decision, so this
+     * case goes to PBLAS.
      * p?tradd always scales into a buffer and adds with ?AXPY(one), which
      * the engine reproduces (cs_eng_op_t.tradd). */
     int b0 = op.beta[0] == 0.0 && op.beta[1] == 0.0;
-    if (cplx && b1 && !a0 && !a1 && rt->family != CS_SHIM_FAM_TRADD &&
+    if (cplx && b1 && !a0 && rt->family != CS_SHIM_FAM_TRADD &&
         arg == ARG_OK) {
         arg = ARG_UNSUPPORTED;
     }
