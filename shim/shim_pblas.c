@@ -119,19 +119,8 @@ static void build_layout(const operand_t *x, int p, int q, int *grid,
     l->order = CS_ENG_COLMAJOR;
 }
 
-/* The plan of one call and what it needs to live. */
-typedef struct {
-    int n;
-    cs_eng_plan_t **plan;
-    int *grids;         /* 2 p q ints per sub-problem */
-    int cached;         /* plan[0] belongs to the plan cache */
-    int key[48];        /* cache key of a single plan (nkey ints) */
-    int nkey;
-} plans_t;
-
 /*
- * The cache key of a call with one sub-problem: everything the plan is
- * built from (operands, offsets, op and its scalars' bits, grid shape).
+ * The plan cache key of a call: everything the plan is built from (operands, offsets, op and its scalars' bits, grid shape).
  * RATIONALE: unlike p?gemr2d no table is exchanged here, but every input
  * of the plan is local and identical on all ranks, so the same rule holds:
  * equal inputs, equal plan.
@@ -158,45 +147,24 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
     return n;
 }
 
-static int plans_prepare(const operand_t *xa, const operand_t *xc,
-                         const cs_eng_op_t *op, int p, int q, int me,
-                         const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
-                         plans_t *ps, cs_status_t *st_p)
+/* Build and reserve the plan of a call (not found in the cache). */
+static int plan_build(const operand_t *xa, const operand_t *xc,
+                      const cs_eng_op_t *op, int p, int q, int me,
+                      const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
+                      cs_eng_plan_t **plan_p, cs_status_t *st_p)
 {
-    static const int64_t none[4] = {0, 0, 0, 0};
-    ps->n = 1;
-    ps->plan = calloc(1, sizeof(*ps->plan));
-    ps->grids = malloc(2 * (size_t)p * (size_t)q * sizeof(int));
-    if (!ps->plan || !ps->grids) {
+    int *grid = malloc((size_t)p * (size_t)q * sizeof(int));
+    if (!grid) {
         *st_p = CS_ERR_NOMEM;
         return 2;
     }
-    ps->nkey = plan_key(xa, xc, op, p, q, ps->key);
-    ps->plan[0] = cs_shim_plan_cache_get(ps->key, ps->nkey, me, none);
-    if (ps->plan[0]) {
-        ps->cached = 1;
-        return cs_shim_engine_reuse(ps->plan[0], cfg, opts_p, st_p);
-    }
-    cs_eng_layout_t la, lc;
-    build_layout(xa, p, q, ps->grids, &la);
-    build_layout(xc, p, q, ps->grids + (size_t)p * (size_t)q, &lc);
-    return cs_shim_engine_prepare(&la, &lc, op, me, cfg, opts_p,
-                                  &ps->plan[0], st_p);
-}
-
-/* Free the plans; a single plan that ran goes to the cache instead. */
-static void plans_free(plans_t *ps, int ran, int me)
-{
-    static const int64_t none[4] = {0, 0, 0, 0};
-    if (ps->plan && ps->n == 1 && !ps->cached && ran && ps->plan[0] &&
-        cs_shim_plan_cache_put(ps->key, ps->nkey, me, none, ps->plan[0])) {
-        ps->cached = 1;
-    }
-    for (int k = 0; ps->plan && k < ps->n && !ps->cached; k++) {
-        cs_eng_plan_destroy(ps->plan[k]);
-    }
-    free(ps->plan);
-    free(ps->grids);
+    cs_eng_layout_t la, lc; /* the plan keeps no pointer into them */
+    build_layout(xa, p, q, grid, &la);
+    build_layout(xc, p, q, grid, &lc);
+    int local =
+        cs_shim_engine_prepare(&la, &lc, op, me, cfg, opts_p, plan_p, st_p);
+    free(grid);
+    return local;
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -303,12 +271,19 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                       name, ctxt);
     }
     int me = myr * q + myc;
-    plans_t ps = {0};
+    static const int64_t none[4] = {0, 0, 0, 0};
+    int key[48];
+    int nkey = plan_key(&xa, &xc, &op, p, q, key);
+    cs_eng_plan_t *plan = NULL;
     cs_eng_exec_opts_t opts = {0};
     cs_status_t st = CS_OK;
-    int local = 0;
+    int local = 0, cached = 0;
     if (arg == ARG_OK) {
-        local = plans_prepare(&xa, &xc, &op, p, q, me, cfg, &opts, &ps, &st);
+        plan = cs_shim_plan_cache_get(key, nkey, me, none);
+        cached = plan != NULL;
+        local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
+                       : plan_build(&xa, &xc, &op, p, q, me, cfg, &opts,
+                                    &plan, &st);
     }
     /* one reduction: invalid anywhere > unsupported > failed > memory >
      * ok */
@@ -317,30 +292,21 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                         : local;
     int worst = code;
     MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (local == 2 && worst < 3) {
-        cs_shim_fatal("%s: the engine could not prepare the call: %s", name,
-                      cs_status_str(st));
-    }
-    if (worst != 0) {
+    if (worst >= 3) {
         rec->path = CS_SHIM_PATH_FALLBACK;
-        rec->reason = worst == 4   ? CS_SHIM_REASON_BAD_DESC
-                      : worst == 3 ? CS_SHIM_REASON_UNSUPPORTED
-                                   : CS_SHIM_REASON_MEMORY;
-    } else {
-        snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
-        snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
-        for (int k = 0; k < ps.n; k++) {
-            cs_eng_stats_t v = {0};
-            cs_eng_plan_execute(ps.plan[k], g->a, g->b, comm, &opts, &v);
-            rec->vol.bytes_sent += v.bytes_sent;
-            rec->vol.bytes_recv += v.bytes_recv;
-            rec->vol.bytes_self += v.bytes_self;
-            rec->vol.msgs_sent += v.msgs_sent;
-            rec->vol.msgs_recv += v.msgs_recv;
-            rec->vol.threads = v.threads;
+        rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC
+                                 : CS_SHIM_REASON_UNSUPPORTED;
+        if (!cached) {
+            cs_eng_plan_destroy(plan);
         }
+        return;
     }
-    plans_free(&ps, worst == 0, me);
+    snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
+    snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
+    int keep = cached || (local == 0 && worst == 0 &&
+                          cs_shim_plan_cache_put(key, nkey, me, none, plan));
+    cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
+                          &opts, rec, keep);
 }
 
 void cs_shim_pblas(const cs_shim_call_t *g)
