@@ -218,7 +218,8 @@ static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
            op->jb >= 0 && op->ia + arows <= a->rows.n &&
            op->ja + acols <= a->cols.n && op->ib + op->m <= b->rows.n &&
            op->jb + op->n <= b->cols.n &&
-           (op->type == CS_ENG_T_RAW || (typed && tsize[op->type] == op->esize)) &&
+           (op->type == CS_ENG_T_RAW ||
+            (typed && tsize[op->type] == op->esize)) &&
            ((!op->axpby && !op->conj) || typed) &&
            op->mask >= CS_ENG_MASK_NONE && op->mask <= CS_ENG_MASK_LOWER;
 }

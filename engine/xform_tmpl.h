@@ -99,95 +99,64 @@ CS_XNAME(loop)(int mode, const cs_eng_xform_t *x, int64_t rows, int64_t cols,
     }
 }
 
+/* One mode with its strides; unit strides get their own copy of the loop
+ * so the compiler can vectorise it. */
+static inline __attribute__((always_inline)) void
+CS_XNAME(run)(int mode, const cs_eng_xform_t *x, int64_t rows, int64_t cols,
+              const char *s, int64_t srs, int64_t scs, char *d, int64_t drs,
+              int64_t dcs, int64_t i0, int64_t j0)
+{
+    if (srs == 1 && drs == 1) {
+        CS_XNAME(loop)(mode, x, rows, cols, s, 1, scs, d, 1, dcs, i0, j0);
+    } else {
+        CS_XNAME(loop)(mode, x, rows, cols, s, srs, scs, d, drs, dcs, i0, j0);
+    }
+}
+
 /* RATIONALE: built for the baseline ISA, the loops would use 2-wide SSE
- * only; a clone for AVX2 is picked at load time where the CPU has it. */
+ * only; a clone for AVX2 is picked at load time where the CPU has it.
+ * Each case passes its mode as a constant, so every loop is specialised. */
 __attribute__((target_clones("avx2", "default"))) static void
-CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows,
-                            int64_t cols, const char *s, int64_t srs,
-                            int64_t scs, char *d, int64_t drs, int64_t dcs,
-                            int64_t i0, int64_t j0)
+CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
+                const char *s, int64_t srs, int64_t scs, char *d,
+                int64_t drs, int64_t dcs, int64_t i0, int64_t j0)
 {
     switch (x->mode) {
     case CS_XM_COPY:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_COPY, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_COPY, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_COPY, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_ZERO:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_ZERO, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_ZERO, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_ZERO, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_BSCALE:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_BSCALE, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_BSCALE, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_BSCALE, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_A1B:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_A1B, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_A1B, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_A1B, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_A1B1:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_A1B1, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_A1B1, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_A1B1, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_AB0:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_AB0, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_AB0, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_AB0, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_AB:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_AB, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_AB, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_AB, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_AB1:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_AB1, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_AB1, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     case CS_XM_TRADD:
-        if (srs == 1 && drs == 1) { /* unit strides: let it vectorise */
-            CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, 1, scs, d, 1, dcs, i0,
-                           j0);
-        } else {
-            CS_XNAME(loop)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs,
-                           i0, j0);
-        }
+        CS_XNAME(run)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
+                      j0);
         break;
     default:
         break;

@@ -135,9 +135,6 @@ typedef void (*cs_shim_fn_t)(void);
  */
 cs_shim_fn_t cs_shim_real(int routine, int fortran);
 
-/* Path of the shared object that holds the real routine ("" if unknown). */
-const char *cs_shim_real_path(int routine);
-
 /* Path of the ScaLAPACK library behind the shim ("" if none found). */
 const char *cs_shim_real_library(void);
 

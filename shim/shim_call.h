@@ -79,8 +79,8 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
 /*
  * Given this rank's and the worst preparation result, run the plan (path
  * engine, volumes into rec) or turn the call into a `memory` fallback;
- * an engine failure is fatal.  Destroys the plan unless keep.  Collective over comm
- * when the plan runs.
+ * an engine failure is fatal.  Destroys the plan unless keep.  Collective
+ * over comm when the plan runs.
  */
 void cs_shim_engine_finish(const char *name, int local, int worst,
                            cs_status_t st, cs_eng_plan_t *plan, const void *a,
@@ -107,6 +107,10 @@ void cs_shim_plan_cache_clear(void);
  */
 int cs_shim_engine_reuse(cs_eng_plan_t *plan, const struct cs_config *cfg,
                          cs_eng_exec_opts_t *opts_p, cs_status_t *st_p);
+
+/* The engine operation of a call as a plain copy: sizes, 0-based offsets,
+ * element size; families add transform, trapezoid and scalars. */
+cs_eng_op_t cs_shim_eng_op(const cs_shim_call_t *g);
 
 /* Element type of the engine for a routine's type letter. */
 int cs_shim_eng_type(int routine);

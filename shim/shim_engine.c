@@ -1,6 +1,7 @@
 /*
- * shim/shim_engine.c - preparing and running an engine plan for any
- * family: threads, the memory cap, and what to do when a rank cannot.
+ * shim/shim_engine.c - what every family needs from the engine: the
+ * operation of a call, its element type, preparing and running a plan
+ * (threads, the memory cap, what to do when a rank cannot).
  */
 #include <stdio.h>
 
@@ -11,6 +12,35 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+cs_eng_op_t cs_shim_eng_op(const cs_shim_call_t *g)
+{
+    cs_eng_op_t op = {.m = g->m,
+                      .n = g->n,
+                      .ia = g->ia - 1,
+                      .ja = g->ja - 1,
+                      .ib = g->ib - 1,
+                      .jb = g->jb - 1,
+                      .esize = cs_shim_routines[g->routine].esize,
+                      .type = CS_ENG_T_RAW};
+    return op;
+}
+
+int cs_shim_eng_type(int routine)
+{
+    switch (cs_shim_routines[routine].type) {
+    case 's':
+        return CS_ENG_T_S;
+    case 'd':
+        return CS_ENG_T_D;
+    case 'c':
+        return CS_ENG_T_C;
+    case 'z':
+        return CS_ENG_T_Z;
+    default:
+        return CS_ENG_T_RAW;
+    }
+}
 
 static int engine_threads(const cs_config_t *cfg)
 {

@@ -35,22 +35,6 @@ typedef void (*tradd_f_t)(const char *, const char *, const int *,
                           const int *, const int *, const int *, size_t,
                           size_t);
 
-int cs_shim_eng_type(int routine)
-{
-    switch (cs_shim_routines[routine].type) {
-    case 's':
-        return CS_ENG_T_S;
-    case 'd':
-        return CS_ENG_T_D;
-    case 'c':
-        return CS_ENG_T_C;
-    case 'z':
-        return CS_ENG_T_Z;
-    default:
-        return CS_ENG_T_RAW;
-    }
-}
-
 void cs_shim_call_real(const cs_shim_call_t *g)
 {
     int fortran = g->spelling != CS_SHIM_SP_C;

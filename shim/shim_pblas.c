@@ -120,7 +120,8 @@ static void build_layout(const operand_t *x, int p, int q, int *grid,
 }
 
 /*
- * The plan cache key of a call: everything the plan is built from (operands, offsets, op and its scalars' bits, grid shape).
+ * The plan cache key of a call: everything the plan is built from
+ * (operands, offsets, op and its scalars' bits, grid shape).
  * RATIONALE: unlike p?gemr2d no table is exchanged here, but every input
  * of the plan is local and identical on all ranks, so the same rule holds:
  * equal inputs, equal plan.
@@ -181,17 +182,11 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (t != 'N' && t != 'T' && t != 'C') {
         arg = ARG_INVALID;
     }
-    cs_eng_op_t op = {.m = g->m,
-                      .n = g->n,
-                      .ia = g->ia - 1,
-                      .ja = g->ja - 1,
-                      .ib = g->ib - 1,
-                      .jb = g->jb - 1,
-                      .esize = rt->esize,
-                      .type = cs_shim_eng_type(g->routine),
-                      .trans = t != 'N',
-                      .conj = t == 'C' && cplx,
-                      .axpby = 1};
+    cs_eng_op_t op = cs_shim_eng_op(g);
+    op.type = cs_shim_eng_type(g->routine);
+    op.trans = t != 'N';
+    op.conj = t == 'C' && cplx;
+    op.axpby = 1;
     if (rt->family == CS_SHIM_FAM_TRADD) {
         char u = (char)toupper(g->uplo[0]);
         if (u != 'U' && u != 'L') {

@@ -63,11 +63,6 @@ cs_shim_fn_t cs_shim_real(int routine, int fortran)
     return fn;
 }
 
-const char *cs_shim_real_path(int routine)
-{
-    return cs_shim_real_tab[routine].path;
-}
-
 const char *cs_shim_real_library(void)
 {
     for (int r = 0; r < CS_SHIM_NROUTINES; r++) {

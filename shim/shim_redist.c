@@ -355,14 +355,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         cs_eng_layout_t la, lb;
         build_layout(&ga, g->desca[1] >= 0 ? g->desca[8] : 1, &la);
         build_layout(&gb, g->descb[1] >= 0 ? g->descb[8] : 1, &lb);
-        cs_eng_op_t op = {.m = g->m,
-                          .n = g->n,
-                          .ia = g->ia - 1,
-                          .ja = g->ja - 1,
-                          .ib = g->ib - 1,
-                          .jb = g->jb - 1,
-                          .esize = cs_shim_routines[g->routine].esize,
-                          .type = CS_ENG_T_RAW};
+        cs_eng_op_t op = cs_shim_eng_op(g); /* a bit-exact copy */
         if (g->uplo) {
             trapezoid(g, &op);
         }
