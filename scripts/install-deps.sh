@@ -8,11 +8,14 @@
 #   scripts/install-deps.sh --if-missing  same, silent when all are present
 #                                         (what `make deps` / `make check` run)
 #
-# Only the listed packages are installed (--no-install-recommends).  Open MPI
-# is never installed: it would take over the mpicc/mpirun alternatives.  The
-# planned installation is simulated first and refused if it would pull in any
-# Open MPI package.  Not root: sudo is used when present, otherwise the script
-# prints the command to run and exits 1.
+# Only the listed packages are installed (--no-install-recommends).  Debian 12's
+# libscalapack-mpich2.2 depends on mpi-default-bin, which pulls in Open MPI,
+# and installing Open MPI takes over the generic mpicc/mpirun alternatives.
+# costa-shim only uses the explicit MPICH names, but other tools on the
+# machine may not: the script records the alternatives `mpi`, `mpirun` and
+# `mpi-x86_64-linux-gnu` (headers) before installing and puts them back
+# afterwards (to MPICH when there were none), and says so.  Not root: sudo is used when present, otherwise the
+# script prints the command to run and exits 1.
 set -euo pipefail
 
 PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev liblapack-dev
@@ -23,7 +26,7 @@ quiet=0
 case "${1:-}" in
     --if-missing) quiet=1 ;;
     "") ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
@@ -84,19 +87,38 @@ fi
 say "running: ${SUDO[*]:+${SUDO[*]} }apt-get update"
 "${SUDO[@]}" apt-get update
 
-# Simulate first: refuse anything that would bring in Open MPI.
-sim=$("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
-      apt-get install -s -y --no-install-recommends "${missing[@]}")
-if ompi=$(printf '%s\n' "$sim" | awk '$1 == "Inst" && $2 ~ /openmpi/ {print $2}') \
-   && [ -n "$ompi" ]; then
-    echo "install-deps.sh: error: installing ${missing[*]} would pull in" \
-         "Open MPI ($(echo "$ompi" | paste -sd " " -)), which switches the" \
-         "mpicc/mpirun alternatives; refusing. Install by hand." >&2
-    exit 1
-fi
+# Remember who owns the generic MPI names now (empty: nobody), so that an
+# Open MPI pulled in as a dependency does not silently take them over.
+alt_value() {
+    update-alternatives --query "$1" 2>/dev/null |
+        awk '$1 == "Value:" {print $2}' || true
+}
+declare -A alt_before
+for a in mpi mpirun mpi-x86_64-linux-gnu; do
+    alt_before[$a]=$(alt_value "$a")
+done
 
 say "running: ${SUDO[*]:+${SUDO[*]} }${apt_install[*]}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "${apt_install[@]}"
+
+# Put the generic names back: to what they were, or to MPICH when they did
+# not exist before (Open MPI would otherwise own them).
+for a in mpi mpirun mpi-x86_64-linux-gnu; do
+    want=${alt_before[$a]}
+    if [ -z "$want" ]; then
+        case "$a" in
+            mpi) want=/usr/bin/mpicc.mpich ;;
+            mpirun) want=/usr/bin/mpirun.mpich ;;
+            mpi-x86_64-linux-gnu)
+                want=/usr/include/x86_64-linux-gnu/mpich ;;
+        esac
+    fi
+    now=$(alt_value "$a")
+    if [ -n "$now" ] && [ "$now" != "$want" ] && [ -e "$want" ]; then
+        say "restoring alternative '$a': $now -> $want"
+        "${SUDO[@]}" update-alternatives --set "$a" "$want" >/dev/null
+    fi
+done
 
 still=()
 for p in "${missing[@]}"; do
