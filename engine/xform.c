@@ -125,12 +125,14 @@ static void xform_typed(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
 
 /*
  * A transposed source with arithmetic: RATIONALE: the element loop reads
- * the source across pages; transposing a strip into a small buffer with
+ * the source across pages; transposing a piece into a small buffer with
  * the fast transpose kernel first, then computing on contiguous data, is
- * about as fast as the plain transpose.  Strips of XT_C target columns,
- * XT_R rows at a time (the buffer stays in L1/L2).
+ * about as fast as the plain transpose.  The pieces are XT_R target rows
+ * (source rows) by up to XT_C target columns, walked left to right along
+ * each strip of source rows, the order that suits the transpose kernel
+ * (engine/kernels.c); the buffer stays in L1/L2.
  */
-enum { XT_C = 16, XT_R = 128 };
+enum { XT_R = 8, XT_C = 256 };
 
 static void xform_transposed(const cs_eng_xform_t *x, int64_t rows,
                              int64_t cols, const char *s, int64_t srs,
@@ -138,10 +140,10 @@ static void xform_transposed(const cs_eng_xform_t *x, int64_t rows,
 {
     _Alignas(64) char buf[XT_C * XT_R * 16];
     int64_t es = (int64_t)x->esize;
-    for (int64_t c0 = 0; c0 < cols; c0 += XT_C) {
-        int64_t nc = cols - c0 < XT_C ? cols - c0 : XT_C;
-        for (int64_t r0 = 0; r0 < rows; r0 += XT_R) {
-            int64_t nr = rows - r0 < XT_R ? rows - r0 : XT_R;
+    for (int64_t r0 = 0; r0 < rows; r0 += XT_R) {
+        int64_t nr = rows - r0 < XT_R ? rows - r0 : XT_R;
+        for (int64_t c0 = 0; c0 < cols; c0 += XT_C) {
+            int64_t nc = cols - c0 < XT_C ? cols - c0 : XT_C;
             cs_eng_copy2d(x->esize, nr, nc, s + (r0 * srs + c0) * es, srs, 1,
                           buf, 1, XT_R);
             xform_typed(x, nr, nc, buf, 1, XT_R, d + (r0 + c0 * dcs) * es, 1,
