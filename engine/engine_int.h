@@ -110,6 +110,7 @@ typedef struct {
     int a1, b0, b1;  /* alpha = 1, beta = 0, beta = 1 (for CS_XM_TRADD) */
     int64_t halo_kb; /* p?tradd: panel width, 0 = no halo */
     int64_t halo_mn; /* p?tradd: min(m, n) */
+    int stream;      /* plain copies may use non-temporal stores */
 } cs_eng_xform_t;
 
 /* The kernel settings of an operation. */
@@ -242,6 +243,20 @@ struct cs_eng_plan {
 void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
                    int64_t srs, int64_t scs, void *dst, int64_t drs,
                    int64_t dcs);
+
+/*
+ * The same with non-temporal (streaming) stores where the destination
+ * allows them: for targets far larger than the caches, which would
+ * otherwise be read into the cache before being overwritten.  Ends with a
+ * store fence.  Bit-exact.  Local, serial.
+ */
+void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
+                          const void *src, int64_t srs, int64_t scs,
+                          void *dst, int64_t drs, int64_t dcs);
+
+/* Targets (bytes written on this rank in one execution) from which plain
+ * copies stream; measured on the CI machine (32 MiB L3 per CCD). */
+#define CS_ENG_STREAM_MIN_BYTES ((int64_t)32 << 20)
 
 /* ------------------------------------------------------------ workspace */
 

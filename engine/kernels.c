@@ -7,6 +7,7 @@
  * (row-major local storage) go through a tiled element loop.
  * Serial: callers parallelise over blocks or columns.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -66,19 +67,39 @@ transpose_es(size_t esize, int64_t rows, int64_t cols, const char *s,
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* 4 x 4 doubles (or 8-byte elements) through AVX registers. */
+static int cs_eng_have_avx(void)
+{
+    static int have = -1;
+    if (have < 0) {
+        have = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    return have;
+}
+
+/* 4 x 4 doubles (or 8-byte elements) through AVX registers; nt: streaming
+ * stores (d and d + dcs 32-byte aligned). */
 __attribute__((target("avx"))) static inline void
-transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs)
+store4_d(double *d, __m256d v, int nt)
+{
+    if (nt) {
+        _mm256_stream_pd(d, v);
+    } else {
+        _mm256_storeu_pd(d, v);
+    }
+}
+
+__attribute__((target("avx"))) static inline void
+transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs, int nt)
 {
     __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + srs);
     __m256d r2 = _mm256_loadu_pd(s + 2 * srs);
     __m256d r3 = _mm256_loadu_pd(s + 3 * srs);
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(d + dcs, _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(d + 2 * dcs, _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(d + 3 * dcs, _mm256_permute2f128_pd(t1, t3, 0x31));
+    store4_d(d, _mm256_permute2f128_pd(t0, t2, 0x20), nt);
+    store4_d(d + dcs, _mm256_permute2f128_pd(t1, t3, 0x20), nt);
+    store4_d(d + 2 * dcs, _mm256_permute2f128_pd(t0, t2, 0x31), nt);
+    store4_d(d + 3 * dcs, _mm256_permute2f128_pd(t1, t3, 0x31), nt);
 }
 
 /* One micro-kernel: a B x B block, strides in elements of its type. */
@@ -124,7 +145,14 @@ __attribute__((target("avx"))) static inline void
 kern8(const char *s, int64_t srs, char *d, int64_t dcs)
 {
     transpose4x4_d((const double *)(const void *)s, srs,
-                   (double *)(void *)d, dcs);
+                   (double *)(void *)d, dcs, 0);
+}
+
+__attribute__((target("avx"))) static inline void
+kern8_nt(const char *s, int64_t srs, char *d, int64_t dcs)
+{
+    transpose4x4_d((const double *)(const void *)s, srs,
+                   (double *)(void *)d, dcs, 1);
 }
 
 __attribute__((target("avx"))) static void
@@ -132,6 +160,13 @@ transpose_8_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
                 char *d, int64_t dcs)
 {
     transpose_blocked(8, 4, kern8, rows, cols, s, srs, d, dcs);
+}
+
+__attribute__((target("avx"))) static void
+transpose_8_avx_nt(int64_t rows, int64_t cols, const char *s, int64_t srs,
+                   char *d, int64_t dcs)
+{
+    transpose_blocked(8, 4, kern8_nt, rows, cols, s, srs, d, dcs);
 }
 
 /* 4 x 4 floats through SSE registers (baseline x86-64). */
@@ -156,13 +191,25 @@ static void transpose_4_sse(int64_t rows, int64_t cols, const char *s,
 
 /* 2 x 2 16-byte elements (double complex) through AVX registers. */
 __attribute__((target("avx"))) static inline void
-kern16(const char *s, int64_t srs, char *d, int64_t dcs)
+transpose2x2_z(const char *s, int64_t srs, char *d, int64_t dcs, int nt)
 {
     const double *s0 = (const double *)(const void *)s;
     double *d0 = (double *)(void *)d;
     __m256d a = _mm256_loadu_pd(s0), b = _mm256_loadu_pd(s0 + 2 * srs);
-    _mm256_storeu_pd(d0, _mm256_permute2f128_pd(a, b, 0x20));
-    _mm256_storeu_pd(d0 + 2 * dcs, _mm256_permute2f128_pd(a, b, 0x31));
+    store4_d(d0, _mm256_permute2f128_pd(a, b, 0x20), nt);
+    store4_d(d0 + 2 * dcs, _mm256_permute2f128_pd(a, b, 0x31), nt);
+}
+
+__attribute__((target("avx"))) static inline void
+kern16(const char *s, int64_t srs, char *d, int64_t dcs)
+{
+    transpose2x2_z(s, srs, d, dcs, 0);
+}
+
+__attribute__((target("avx"))) static inline void
+kern16_nt(const char *s, int64_t srs, char *d, int64_t dcs)
+{
+    transpose2x2_z(s, srs, d, dcs, 1);
 }
 
 __attribute__((target("avx"))) static void
@@ -172,14 +219,68 @@ transpose_16_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
     transpose_blocked(16, 2, kern16, rows, cols, s, srs, d, dcs);
 }
 
-static int cs_eng_have_avx(void)
+__attribute__((target("avx"))) static void
+transpose_16_avx_nt(int64_t rows, int64_t cols, const char *s, int64_t srs,
+                    char *d, int64_t dcs)
 {
-    static int have = -1;
-    if (have < 0) {
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return have;
+    transpose_blocked(16, 2, kern16_nt, rows, cols, s, srs, d, dcs);
 }
+
+/*
+ * Streaming transpose of 8- or 16-byte elements: the register kernels
+ * store 32 bytes per destination column, which must be 32-byte aligned.
+ * When every column has the same alignment (dcs * es a multiple of 32), the
+ * first rows up to the aligned address go through the plain kernel and the
+ * rest streams; otherwise returns 0 (not handled).
+ */
+static int transpose_stream(size_t es, int64_t rows, int64_t cols,
+                            const char *s, int64_t srs, char *d, int64_t dcs)
+{
+    uintptr_t addr = (uintptr_t)d;
+    if (!cs_eng_have_avx() || (es != 8 && es != 16) ||
+        (dcs * (int64_t)es) % 32 != 0 || addr % es != 0) {
+        return 0;
+    }
+    int64_t peel = (int64_t)((32 - addr % 32) % 32 / es);
+    peel = peel < rows ? peel : rows;
+    int64_t e = (int64_t)es;
+    if (es == 8) {
+        transpose_8_avx(peel, cols, s, srs, d, dcs);
+        transpose_8_avx_nt(rows - peel, cols, s + peel * srs * e, srs,
+                           d + peel * e, dcs);
+    } else {
+        transpose_16_avx(peel, cols, s, srs, d, dcs);
+        transpose_16_avx_nt(rows - peel, cols, s + peel * srs * e, srs,
+                            d + peel * e, dcs);
+    }
+    _mm_sfence();
+    return 1;
+}
+
+/*
+ * Streaming copy of n bytes: plain copies up to the first 32-byte aligned
+ * destination address and after the last, streaming stores between.
+ */
+__attribute__((target("avx"))) static void
+copy_stream(char *d, const char *s, size_t n)
+{
+    size_t head = (32 - (uintptr_t)d % 32) % 32;
+    if (n < head + 64) {
+        memcpy(d, s, n);
+        return;
+    }
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m256d v0 = _mm256_loadu_pd((const double *)(const void *)(s + i));
+        __m256d v1 =
+            _mm256_loadu_pd((const double *)(const void *)(s + i + 32));
+        _mm256_stream_pd((double *)(void *)(d + i), v0);
+        _mm256_stream_pd((double *)(void *)(d + i + 32), v1);
+    }
+    memcpy(d + i, s + i, n - i);
+}
+
 #else
 static int cs_eng_have_avx(void)
 {
@@ -244,25 +345,35 @@ static void copy_tiled(size_t esize, int64_t rows, int64_t cols,
     }
 }
 
-void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
-                   int64_t srs, int64_t scs, void *dst, int64_t drs,
-                   int64_t dcs)
+static inline __attribute__((always_inline)) void
+copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
+       int64_t srs, int64_t scs, char *d, int64_t drs, int64_t dcs)
 {
-    const char *s = src;
-    char *d = dst;
     if (rows <= 0 || cols <= 0) {
         return;
     }
     if (srs == 1 && drs == 1) {
         size_t colbytes = (size_t)rows * esize;
         if ((scs == rows && dcs == rows) || cols == 1) {
-            memcpy(d, s, colbytes * (size_t)cols);
-            return;
+            colbytes *= (size_t)cols;
+            cols = 1;
         }
         for (int64_t c = 0; c < cols; c++) {
-            memcpy(d + (size_t)(c * dcs) * esize,
-                   s + (size_t)(c * scs) * esize, colbytes);
+            char *dc = d + (size_t)(c * dcs) * esize;
+            const char *sc = s + (size_t)(c * scs) * esize;
+#if defined(__x86_64__) && defined(__GNUC__)
+            if (nt && cs_eng_have_avx()) {
+                copy_stream(dc, sc, colbytes);
+                continue;
+            }
+#endif
+            memcpy(dc, sc, colbytes);
         }
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (nt) {
+            _mm_sfence();
+        }
+#endif
         return;
     }
     if (scs == 1 && dcs == 1) {
@@ -273,5 +384,25 @@ void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
         }
         return;
     }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (nt && scs == 1 && drs == 1 &&
+        transpose_stream(esize, rows, cols, s, srs, d, dcs)) {
+        return;
+    }
+#endif
     copy_tiled(esize, rows, cols, s, srs, scs, d, drs, dcs);
+}
+
+void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
+                   int64_t srs, int64_t scs, void *dst, int64_t drs,
+                   int64_t dcs)
+{
+    copy2d(0, esize, rows, cols, src, srs, scs, dst, drs, dcs);
+}
+
+void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
+                          const void *src, int64_t srs, int64_t scs,
+                          void *dst, int64_t drs, int64_t dcs)
+{
+    copy2d(1, esize, rows, cols, src, srs, scs, dst, drs, dcs);
 }

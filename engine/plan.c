@@ -302,6 +302,12 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
         cs_eng_plan_destroy(plan);
         return st;
     }
+    /* Plain copies into targets much larger than the caches stream past
+     * them (B, and the send buffer, are written whole before being read
+     * again by anyone). */
+    plan->xf.stream = plan->self_bytes + plan->recv_bytes >=
+                      CS_ENG_STREAM_MIN_BYTES;
+    plan->pack_xf.stream = plan->send_bytes >= CS_ENG_STREAM_MIN_BYTES;
     *plan_p = plan;
     return CS_OK;
 }

@@ -3,7 +3,10 @@
  * isolation, against a plain memcpy of the same bytes (issue: the transpose
  * kernel must run near memory bandwidth).  Not a test: `make bench` runs
  * it and prints GB/s (bytes read + written per second) for each kernel.
- * Usage: bench_kernels [n] [reps]
+ * Usage: bench_kernels [n] [reps] [cpu]
+ * With a third argument `cpu`, times are the thread's CPU time instead of
+ * wall-clock time (less disturbed by other processes on a busy machine;
+ * still disturbed by their memory traffic).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +15,12 @@
 
 #include "engine/engine_int.h"
 
+static clockid_t cs_bench_clock = CLOCK_MONOTONIC;
+
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cs_bench_clock, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -25,12 +30,17 @@ typedef struct {
     size_t es;
     int trans, axpby;
     double alpha, beta;
+    int stream; /* non-temporal stores (the engine's choice for targets
+                 * above CS_ENG_STREAM_MIN_BYTES) */
 } kcase_t;
 
 int main(int argc, char **argv)
 {
     int64_t n = argc > 1 ? atol(argv[1]) : 4000;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
+    if (argc > 3 && strcmp(argv[3], "cpu") == 0) {
+        cs_bench_clock = CLOCK_THREAD_CPUTIME_ID;
+    }
     size_t maxbytes = (size_t)n * (size_t)n * 16;
     char *src = malloc(maxbytes), *dst = malloc(maxbytes);
     if (!src || !dst) {
@@ -40,12 +50,15 @@ int main(int argc, char **argv)
     memset(src, 1, maxbytes);
     memset(dst, 0, maxbytes);
     static const kcase_t cases[] = {
-        {"copy d (memcpy path)", CS_ENG_T_D, 8, 0, 0, 1, 0},
-        {"transpose d", CS_ENG_T_D, 8, 1, 0, 1, 0},
-        {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3},
-        {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0},
-        {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0},
-        {"scale d a=2 b=3 (no transpose)", CS_ENG_T_D, 8, 0, 1, 2, 3},
+        {"copy d (memcpy path)", CS_ENG_T_D, 8, 0, 0, 1, 0, 0},
+        {"copy d (streaming)", CS_ENG_T_D, 8, 0, 0, 1, 0, 1},
+        {"transpose d", CS_ENG_T_D, 8, 1, 0, 1, 0, 0},
+        {"transpose d (streaming)", CS_ENG_T_D, 8, 1, 0, 1, 0, 1},
+        {"transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1},
+        {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3, 0},
+        {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0, 0},
+        {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0, 0},
+        {"scale d a=2 b=3 (no transpose)", CS_ENG_T_D, 8, 0, 1, 2, 3, 0},
     };
     printf("kernel bandwidth, %lldx%lld elements, best of %d "
            "(GB/s = bytes read + written / s)\n",
@@ -66,6 +79,7 @@ int main(int argc, char **argv)
                           .alpha = {c->alpha, 0}, .beta = {c->beta, 0}};
         cs_eng_xform_t x;
         cs_eng_xform_init(&op, &x);
+        x.stream = c->stream;
         best = 1e30;
         for (int r = 0; r < reps; r++) {
             double t0 = now();

@@ -1,0 +1,150 @@
+/*
+ * test_apps/unit/test_kernels.c - the engine's copy and transform kernels
+ * against element-by-element references, at sizes and alignments the
+ * MPI sweeps do not reach: the streaming copies (used only for targets
+ * above CS_ENG_STREAM_MIN_BYTES, so never by the small sweep matrices),
+ * every head/tail alignment of the destination, strides that do and do not
+ * keep columns 32-byte aligned, and transposed transforms larger than one
+ * buffer piece of xform.c.  Every case also checks that no byte around the
+ * target block changed.  No MPI.  Usage: test_kernels [scale]
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "test_apps/lib/cs_rng.h"
+#include "test_apps/lib/cs_test.h"
+
+enum { GUARD = 64 };
+
+/* Element (r, c) of a strided block, as a byte pointer. */
+static char *at(char *base, size_t es, int64_t rs, int64_t cs, int64_t r,
+                int64_t c)
+{
+    return base + (size_t)(r * rs + c * cs) * es;
+}
+
+/* One random block copy: src and dst strides, esize, destination byte
+ * offset; stream or not. */
+static void copy_case(rng_t *g, int stream)
+{
+    static const size_t sizes[] = {4, 8, 16, 3};
+    size_t es = sizes[rnd(g, 4)];
+    int64_t rows = 1 + (int64_t)rnd(g, 90);
+    int64_t cols = 1 + (int64_t)rnd(g, 90);
+    int trans = (int)rnd(g, 2);
+    /* source: column-major, or row-major (a transposed read) */
+    int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
+    int64_t srs = trans ? sld : 1, scs = trans ? 1 : sld;
+    /* destination: column-major, ld sometimes a multiple of 32 bytes */
+    int64_t dld = rows + (int64_t)rnd(g, 9);
+    if (rnd(g, 2)) {
+        int64_t q = (int64_t)(32 / (es % 32 ? es : 1));
+        q = q > 0 ? q : 1;
+        dld = (dld + q - 1) / q * q;
+    }
+    size_t sbytes = (size_t)(sld * (trans ? rows : cols)) * es;
+    size_t dbytes = (size_t)(dld * cols) * es;
+    /* destination offset: any multiple of the element size below 64 */
+    size_t doff = (size_t)rnd(g, 64 / es + 1) * es;
+    size_t total = GUARD + doff + dbytes + GUARD;
+    char *src = malloc(sbytes + 1);
+    char *raw = malloc(total + 64), *ref = malloc(total + 64);
+    CS_TEST_ASSERT(src && raw && ref);
+    for (size_t i = 0; i < sbytes; i++) {
+        src[i] = (char)rnd(g, 256);
+    }
+    /* the same random bytes from a 64-byte aligned start in both */
+    char *dbase = raw + (64 - (uintptr_t)raw % 64) % 64;
+    char *rbase = ref + (64 - (uintptr_t)ref % 64) % 64;
+    for (size_t i = 0; i < total; i++) {
+        dbase[i] = rbase[i] = (char)rnd(g, 256);
+    }
+    char *dst = dbase + GUARD + doff, *rdst = rbase + GUARD + doff;
+    for (int64_t c = 0; c < cols; c++) {
+        for (int64_t r = 0; r < rows; r++) {
+            memcpy(at(rdst, es, 1, dld, r, c), at(src, es, srs, scs, r, c),
+                   es);
+        }
+    }
+    if (stream) {
+        cs_eng_copy2d_stream(es, rows, cols, src, srs, scs, dst, 1, dld);
+    } else {
+        cs_eng_copy2d(es, rows, cols, src, srs, scs, dst, 1, dld);
+    }
+    int same = memcmp(dbase, rbase, total) == 0;
+    CS_TEST_CHECK(same,
+                  "copy stream=%d es=%zu %lldx%lld trans=%d sld=%lld "
+                  "dld=%lld doff=%zu",
+                  stream, es, (long long)rows, (long long)cols, trans,
+                  (long long)sld, (long long)dld, doff);
+    free(src);
+    free(raw);
+    free(ref);
+}
+
+/* d = alpha * op(s) + beta * d in double, element by element (the
+ * engine's real AB mode), with a transposed source bigger than the
+ * 64 x 64 pieces of xform.c. */
+static void xform_case(rng_t *g, int stream)
+{
+    int64_t rows = 1 + (int64_t)rnd(g, 200);
+    int64_t cols = 1 + (int64_t)rnd(g, 200);
+    int64_t sld = cols + (int64_t)rnd(g, 5);
+    int64_t dld = rows + (int64_t)rnd(g, 5);
+    double alpha = 0.5 + (double)rnd(g, 4);
+    double beta = (double)rnd(g, 3);
+    double *s = malloc((size_t)(sld * rows) * sizeof(double));
+    double *d = malloc((size_t)(dld * cols) * sizeof(double));
+    double *r = malloc((size_t)(dld * cols) * sizeof(double));
+    CS_TEST_ASSERT(s && d && r);
+    for (int64_t i = 0; i < sld * rows; i++) {
+        s[i] = (double)rnd(g, 1 << 20) / 1024.0 - 512.0;
+    }
+    for (int64_t i = 0; i < dld * cols; i++) {
+        d[i] = r[i] = (double)rnd(g, 1 << 20) / 4096.0;
+    }
+    for (int64_t c = 0; c < cols; c++) {
+        for (int64_t i = 0; i < rows; i++) {
+            double a = s[i * sld + c];
+            double *t = &r[i + c * dld];
+            if (beta == 0.0) {
+                *t = alpha == 1.0 ? a : alpha * a;
+            } else if (beta == 1.0) {
+                *t = *t + alpha * a;
+            } else {
+                *t = alpha * a + beta * *t;
+            }
+        }
+    }
+    cs_eng_op_t op = {.m = rows, .n = cols, .esize = 8, .type = CS_ENG_T_D,
+                      .trans = 1, .axpby = 1, .alpha = {alpha, 0},
+                      .beta = {beta, 0}};
+    cs_eng_xform_t x;
+    cs_eng_xform_init(&op, &x);
+    x.stream = stream;
+    cs_eng_xform2d(&x, rows, cols, s, sld, 1, d, 1, dld, 0, 0);
+    CS_TEST_CHECK(memcmp(d, r, (size_t)(dld * cols) * sizeof(double)) == 0,
+                  "xform %lldx%lld a=%g b=%g stream=%d", (long long)rows,
+                  (long long)cols, alpha, beta, stream);
+    free(s);
+    free(d);
+    free(r);
+}
+
+int main(int argc, char **argv)
+{
+    int scale = argc > 1 ? atoi(argv[1]) : 1;
+    rng_t g = {20261201};
+    int n = 0;
+    for (int k = 0; k < 1500 * scale; k++) {
+        copy_case(&g, k % 2);
+        n++;
+    }
+    for (int k = 0; k < 150 * scale; k++) {
+        xform_case(&g, k % 2);
+        n++;
+    }
+    printf("test_kernels: %d cases\n", n);
+    return cs_test_done();
+}
