@@ -17,6 +17,8 @@
  *   d  3984x3984 sub-matrix of the 4000x4000 A at (17,17) to (1,1) of a
  *      3984x3984 B, blocks 128 -> 128, grid 1x2 -> 1x2
  *   e  200x200,   blocks  36 -> 128, grid 1x2 -> 1x2
+ *   i  1000x1000, j  8000x8000: case b at other sizes (the size chart of
+ *      scripts/bench_report.py: e, i, b, j)
  *
  * Each case checks once that the shim's B equals native's B bit for bit
  * (memcmp of the local arrays) and native's B against the generating function.
@@ -24,8 +26,15 @@
  * of sub(A) + its part of sub(B), max over ranks) divided by the read+write
  * bandwidth of memcpy measured with both ranks copying at once.
  *
- * Options: --cases abcde   cases to run (default all)
- *          --reps N        timed repetitions per case (default 15; 200 for e)
+ * The first call of each path is timed too (plan built and buffers grown
+ * there: what an application's first call costs), column 1st_ms, and
+ * 1st/med = first call / median.
+ *
+ * Options: --cases abcdeij cases to run (default all)
+ *          --reps N        timed repetitions per case (default 15; 200 for
+ *                          e, 5 for j)
+ *          --csv FILE      also append the rows to FILE (CSV, see
+ *                          cs_bench_csv_open)
  *          --demo          application mode: case b called --calls times
  *                          (default 20) with no warm-up and no toggling;
  *                          prints the loop's elapsed time and a result check
@@ -63,6 +72,10 @@ static const bench_case_t cases[] = {
      3984, 3984, 17, 17, 1, 1, 128, 128, GRID_1X2, GRID_1X2, 15},
     {'e', "200x200 blk 36->128 1x2->1x2", 200, 200, 200, 200, 200, 200, 1, 1,
      1, 1, 36, 128, GRID_1X2, GRID_1X2, 200},
+    {'i', "1000x1000 blk 36->128 1x2->1x2", 1000, 1000, 1000, 1000, 1000,
+     1000, 1, 1, 1, 1, 36, 128, GRID_1X2, GRID_1X2, 30},
+    {'j', "8000x8000 blk 36->128 1x2->1x2", 8000, 8000, 8000, 8000, 8000,
+     8000, 1, 1, 1, 1, 36, 128, GRID_1X2, GRID_1X2, 5},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -158,19 +171,16 @@ static void call_case(void *p, int shim)
     gemr2d(x->c, x->a, shim ? x->bs : x->bn, x->ctxt);
 }
 
-typedef struct {
-    double native_ms, shim_ms, floor_ms;
-    int ok; /* 1 ok, 0 FAIL */
-} result_t;
-
-static result_t run_case(const bench_case_t *c, const grid_t *grids,
-                         int reps, int have_shim, double rw_bw)
+static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
+                               const grid_t *grids, int reps, int have_shim,
+                               double rw_bw)
 {
     const grid_t *ga = &grids[c->grida], *gb = &grids[c->gridb];
     int ctxt = grids[GRID_1X2].ctxt; /* spans both grids' processes */
     const double fill = -1.0;
     dmat_t a, bn, bs;
-    result_t res = {0.0, 0.0, 0.0, 1};
+    cs_bench_row_t res = {.what = c->what, .size = c->m, .reps = reps,
+                          .ok = 1};
 
     dmat_init(&a, ga, c->ma, c->na, c->blka);
     dmat_init(&bn, gb, c->mb_, c->nb_, c->blkb);
@@ -179,21 +189,18 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
     dmat_fill(&bn, fill);
     dmat_fill(&bs, fill);
 
-    /* Verification, also the first warm-up of both paths. */
-    cs_bench_shim_set(0);
-    gemr2d(c, &a, &bn, ctxt);
+    /* Verification, also the first (timed) call of both paths. */
+    call_ctx_t cx = {c, &a, &bn, &bs, ctxt};
+    res.native_first_ms = cs_bench_time_once(call_case, &cx, 0);
     long bad_native = check_gen(&bn, gb, c, fill), bad_shim = 0;
     if (have_shim) {
-        cs_bench_shim_set(1);
-        gemr2d(c, &a, &bs, ctxt);
+        res.shim_first_ms = cs_bench_time_once(call_case, &cx, 1);
         bad_shim =
             memcmp(bn.data, bs.data, bn.count * sizeof(double)) != 0;
     }
-    char label[2] = {c->id, 0};
     res.ok = cs_bench_verdict(label, bad_native, bad_shim);
 
     int warm = c->m * c->n < 1000000 ? 10 : 2;
-    call_ctx_t cx = {c, &a, &bn, &bs, ctxt};
     cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
                   &res.shim_ms);
 
@@ -203,6 +210,7 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
     int64_t locmax = 0;
     MPI_Allreduce(&loc, &locmax, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     res.floor_ms = 1e3 * (double)locmax * (double)sizeof(double) / rw_bw;
+    res.label = label;
 
     free(a.data);
     free(bn.data);
@@ -242,15 +250,23 @@ static int run_demo(const grid_t *grids, int calls)
     return gbad ? 1 : 0;
 }
 
+static const bench_case_t *find_case(char id)
+{
+    for (int k = 0; k < NCASES; k++)
+        if (cases[k].id == id)
+            return &cases[k];
+    return NULL;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_gemr2d [--cases abcde] [--reps N] "
-               "[--demo [--calls N]]\n");
+    fprintf(f, "usage: bench_gemr2d [--cases abcdeij] [--reps N] "
+               "[--csv FILE] [--demo [--calls N]]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcde";
+    const char *which = "abcdeij", *csv = NULL;
     int reps = 0, demo = 0, calls = 20, rc = 0;
 
     MPI_Init(&argc, &argv);
@@ -269,6 +285,9 @@ int main(int argc, char **argv)
             i++;
             if (*end || reps < 1)
                 rc = 2;
+        } else if (!strcmp(o, "--csv") && v) {
+            csv = v;
+            i++;
         } else if (!strcmp(o, "--calls") && v) {
             calls = (int)strtol(v, &end, 10);
             i++;
@@ -286,7 +305,7 @@ int main(int argc, char **argv)
         }
     }
     for (const char *p = which; *p && rc == 0; p++)
-        if (*p < 'a' || *p >= 'a' + NCASES)
+        if (!find_case(*p))
             rc = 2;
     if (rc == 0 && g_nprocs != 2) {
         if (g_rank == 0)
@@ -316,16 +335,19 @@ int main(int argc, char **argv)
                             "sub(B) written, max over ranks) / read+write "
                             "bandwidth",
                             all_have, cbytes, bw, 38);
+        if (csv)
+            cs_bench_csv_open(csv, "bench_gemr2d");
         for (const char *p = which; *p; p++) {
-            const bench_case_t *c = &cases[*p - 'a'];
+            const bench_case_t *c = find_case(*p);
             int r = reps ? reps : c->reps;
-            result_t res = run_case(c, grids, r, all_have, rw_bw);
+            char label[2] = {c->id, 0};
+            cs_bench_row_t res = run_case(c, label, grids, r, all_have,
+                                          rw_bw);
             if (!res.ok)
                 rc = 1;
-            char label[2] = {c->id, 0};
-            cs_bench_print_row(label, c->what, 38, r, res.native_ms,
-                               res.shim_ms, res.floor_ms, res.ok, all_have);
+            cs_bench_print_row(&res, 38, all_have);
         }
+        cs_bench_csv_close();
         if (g_rank == 0 && !all_have)
             printf("\nok*: native result checked against the generating "
                    "function only (no shim)\n");

@@ -26,6 +26,8 @@
  *   g1  pdgeadd_ TRANS='N' 4000x4000, blocks 128, alpha 1, beta 1
  *   g2  pdgeadd_ TRANS='T' 4000x4000, blocks 128, alpha 1, beta 1
  *   h   case a on a 2x1 grid
+ *   i   case a at 1000x1000, j: at 8000x8000 (the size chart of
+ *       scripts/bench_report.py: e, i, a, j)
  * (sub(C) is M x N; sub(A) is N x M for the transposes, M x N otherwise.)
  *
  * Each case first runs once natively and once with the shim from identical
@@ -38,10 +40,16 @@
  * divided by the read+write bandwidth of memcpy measured with both ranks
  * copying at once.  fl/shim = floor / shim time (1.0 = at the floor).
  *
- * Options: --cases abcdefgh  cases to run (letters; g = g1 and g2;
+ * The first call of each path is timed too (plan built and buffers grown
+ * there: what an application's first call costs), column 1st_ms, and
+ * 1st/med = first call / median.
+ *
+ * Options: --cases abcdefghij  cases to run (letters; g = g1 and g2;
  *                            default all)
  *          --reps N          timed repetitions per case (default 15;
- *                            200 for e)
+ *                            200 for e, 5 for j)
+ *          --csv FILE        also append the rows to FILE (CSV, see
+ *                            cs_bench_csv_open)
  * Exit status: 0, or 1 if any check failed; 2 on bad usage.
  */
 #include <stddef.h>
@@ -112,6 +120,12 @@ static const bench_case_t cases[] = {
     {'h', "h", "pdtran 4000x4000 blk 128 a=1 b=0 2x1", K_DTRAN, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_2X1,
      {1, 0}, {0, 0}, 15},
+    {'i', "i", "pdtran 1000x1000 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
+     'N', 1000, 1000, 1000, 1000, 1000, 1000, 1, 1, 1, 1, 128, 128, GRID_1X2,
+     {1, 0}, {0, 0}, 30},
+    {'j', "j", "pdtran 8000x8000 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
+     'N', 8000, 8000, 8000, 8000, 8000, 8000, 1, 1, 1, 1, 128, 128, GRID_1X2,
+     {1, 0}, {0, 0}, 5},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -315,19 +329,15 @@ static void call_case(void *p, int shim)
     call(x->c, x->a, shim ? x->cs : x->cn, x->ctxt);
 }
 
-typedef struct {
-    double native_ms, shim_ms, floor_ms;
-    int ok; /* 1 ok, 0 FAIL */
-} result_t;
-
-static result_t run_case(const bench_case_t *c, const grid_t *grids,
-                         int reps, int have_shim, double rw_bw)
+static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
+                               int reps, int have_shim, double rw_bw)
 {
     const grid_t *g = &grids[c->grid];
     int ctxt = g->ctxt;
     int ncomp = is_complex(c) ? 2 : 1;
     dmat_t a, cn, cs;
-    result_t res = {0.0, 0.0, 0.0, 1};
+    cs_bench_row_t res = {.label = c->label, .what = c->what, .size = c->m,
+                          .reps = reps, .ok = 1};
 
     dmat_init(&a, g, c->ma, c->na, c->blka, ncomp);
     dmat_init(&cn, g, c->mc, c->nc, c->blkc, ncomp);
@@ -336,14 +346,13 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
     dmat_fill(&cn, g, gen_c);
     dmat_fill(&cs, g, gen_c);
 
-    /* Verification from identical inputs, also the first warm-up of both
-     * paths. */
-    cs_bench_shim_set(0);
-    call(c, &a, &cn, ctxt);
+    /* Verification from identical inputs, also the first (timed) call of
+     * both paths. */
+    call_ctx_t cx = {c, &a, &cn, &cs, ctxt};
+    res.native_first_ms = cs_bench_time_once(call_case, &cx, 0);
     long bad_native = check_expected(&cn, g, c), bad_shim = 0;
     if (have_shim) {
-        cs_bench_shim_set(1);
-        call(c, &a, &cs, ctxt);
+        res.shim_first_ms = cs_bench_time_once(call_case, &cx, 1);
         bad_shim =
             memcmp(cn.data, cs.data, cn.count * sizeof(double)) != 0;
     }
@@ -352,7 +361,6 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
     /* From here on C keeps accumulating when beta != 0 (values stay
      * finite for any sane --reps; the check above is what counts). */
     int warm = c->m * c->n < 1000000 ? 10 : 2;
-    call_ctx_t cx = {c, &a, &cn, &cs, ctxt};
     cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
                   &res.shim_ms);
 
@@ -384,12 +392,13 @@ static result_t run_case(const bench_case_t *c, const grid_t *grids,
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_tran [--cases abcdefgh] [--reps N]\n");
+    fprintf(f, "usage: bench_tran [--cases abcdefghij] [--reps N] "
+               "[--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefgh";
+    const char *which = "abcdefghij", *csv = NULL;
     int reps = 0, rc = 0;
 
     MPI_Init(&argc, &argv);
@@ -408,6 +417,9 @@ int main(int argc, char **argv)
             i++;
             if (*end || reps < 1)
                 rc = 2;
+        } else if (!strcmp(o, "--csv") && v) {
+            csv = v;
+            i++;
         } else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             if (g_rank == 0)
                 usage(stdout);
@@ -449,6 +461,8 @@ int main(int argc, char **argv)
                         "sub(C) written [+ read if beta != 0], max over "
                         "ranks) / read+write bandwidth",
                         all_have, cbytes, bw, 40);
+    if (csv)
+        cs_bench_csv_open(csv, "bench_tran");
     /* Cases in --cases order; a letter selects every case with that id. */
     for (const char *p = which; *p; p++) {
         for (int k = 0; k < NCASES; k++) {
@@ -456,13 +470,13 @@ int main(int argc, char **argv)
             if (c->id != *p)
                 continue;
             int r = reps ? reps : c->reps;
-            result_t res = run_case(c, grids, r, all_have, rw_bw);
+            cs_bench_row_t res = run_case(c, grids, r, all_have, rw_bw);
             if (!res.ok)
                 rc = 1;
-            cs_bench_print_row(c->label, c->what, 40, r, res.native_ms,
-                               res.shim_ms, res.floor_ms, res.ok, all_have);
+            cs_bench_print_row(&res, 40, all_have);
         }
     }
+    cs_bench_csv_close();
     if (g_rank == 0 && !all_have)
         printf("\nok*: native result checked against the expected values "
                "only (no shim)\n");

@@ -15,6 +15,8 @@ typedef int (*set_enabled_fn)(int on);
 static const char *bench_prog = "bench";
 static int bench_rank;
 static set_enabled_fn bench_set_enabled;
+static FILE *bench_csv;             /* rank 0's CSV file, or NULL */
+static const char *bench_csv_name;  /* the program, first CSV column */
 
 void cs_bench_init(const char *prog)
 {
@@ -121,6 +123,14 @@ static double timed_call(cs_bench_call_fn call, void *ctx, int shim)
     return t;
 }
 
+double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
+{
+    cs_bench_shim_set(shim);
+    double t = timed_call(call, ctx, shim), tmax = 0.0;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return 1e3 * tmax;
+}
+
 void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
                    int have_shim, double *native_ms, double *shim_ms)
 {
@@ -180,27 +190,58 @@ void cs_bench_print_head(const char *title, const char *floor_line,
            "copied per rank (%.2f GB/s read+write)\n",
            memcpy_bytes >> 20, nprocs, bw / 1e9, 2.0 * bw / 1e9);
     printf("%s\n\n", floor_line);
-    printf("%-4s %-*s %5s %10s %10s %8s %9s %8s %5s\n", "case", desc_w,
-           "description", "reps", "native_ms", "shim_ms", "shim/nat",
-           "floor_ms", have_shim ? "fl/shim" : "fl/nat", "check");
+    printf("%-4s %-*s %5s %10s %10s %8s %9s %8s %10s %7s %5s\n", "case",
+           desc_w, "description", "reps", "native_ms", "shim_ms", "shim/nat",
+           "floor_ms", have_shim ? "fl/shim" : "fl/nat", "1st_ms",
+           "1st/med", "check");
     fflush(stdout);
 }
 
-void cs_bench_print_row(const char *label, const char *what, int desc_w,
-                        int reps, double native_ms, double shim_ms,
-                        double floor_ms, int ok, int have_shim)
+void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
 {
     if (bench_rank != 0)
         return;
     char shim_s[32] = "-", ratio_s[32] = "-";
-    double t = have_shim ? shim_ms : native_ms;
+    double t = have_shim ? row->shim_ms : row->native_ms;
+    double first = have_shim ? row->shim_first_ms : row->native_first_ms;
     if (have_shim) {
-        snprintf(shim_s, sizeof shim_s, "%.3f", shim_ms);
-        snprintf(ratio_s, sizeof ratio_s, "%.3f", shim_ms / native_ms);
+        snprintf(shim_s, sizeof shim_s, "%.3f", row->shim_ms);
+        snprintf(ratio_s, sizeof ratio_s, "%.3f",
+                 row->shim_ms / row->native_ms);
     }
-    printf("%-4s %-*s %5d %10.3f %10s %8s %9.3f %8.3f %5s\n", label, desc_w,
-           what, reps, native_ms, shim_s, ratio_s, floor_ms,
-           t > 0 ? floor_ms / t : 0.0,
-           ok ? (have_shim ? "ok" : "ok*") : "FAIL");
+    printf("%-4s %-*s %5d %10.3f %10s %8s %9.3f %8.3f %10.3f %7.2f %5s\n",
+           row->label, desc_w, row->what, row->reps, row->native_ms, shim_s,
+           ratio_s, row->floor_ms, t > 0 ? row->floor_ms / t : 0.0, first,
+           t > 0 ? first / t : 0.0,
+           row->ok ? (have_shim ? "ok" : "ok*") : "FAIL");
     fflush(stdout);
+    if (bench_csv) {
+        fprintf(bench_csv, "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n",
+                bench_csv_name, row->label, row->what, row->size, row->reps,
+                row->native_ms, have_shim ? row->shim_ms : 0.0, row->floor_ms,
+                row->native_first_ms, have_shim ? row->shim_first_ms : 0.0,
+                row->ok);
+        fflush(bench_csv);
+    }
+}
+
+void cs_bench_csv_open(const char *path, const char *bench)
+{
+    if (bench_rank != 0)
+        return;
+    bench_csv = fopen(path, "a");
+    if (!bench_csv)
+        cs_bench_die("cannot open the --csv file");
+    bench_csv_name = bench;
+    if (ftell(bench_csv) == 0)
+        fprintf(bench_csv, "bench,case,description,size,reps,native_ms,"
+                           "shim_ms,floor_ms,native_first_ms,shim_first_ms,"
+                           "ok\n");
+}
+
+void cs_bench_csv_close(void)
+{
+    if (bench_csv)
+        fclose(bench_csv);
+    bench_csv = NULL;
 }

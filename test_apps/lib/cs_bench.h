@@ -49,16 +49,38 @@ typedef void (*cs_bench_call_fn)(void *ctx, int shim);
 void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
                    int have_shim, double *native_ms, double *shim_ms);
 
+/* One call through `call` on the given path, between barriers; the max
+ * over ranks in ms (collective).  The benchmarks time each case's first
+ * native and shim calls with it (plan built, buffers grown: what an
+ * application's first call costs). */
+double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim);
+
+/* One row of a benchmark table. */
+typedef struct {
+    const char *label, *what; /* case id, description */
+    int size;                 /* matrix order, for the size chart */
+    int reps;
+    double native_ms, shim_ms, floor_ms;     /* medians; floor */
+    double native_first_ms, shim_first_ms;   /* each path's first call */
+    int ok;
+} cs_bench_row_t;
+
 /* Rank 0: the lines above the table (title and floor lines given, the
  * mode and memcpy lines common) and the table's header; desc_w: width of
  * the description column. */
 void cs_bench_print_head(const char *title, const char *floor_line,
                          int have_shim, size_t memcpy_bytes, double bw,
                          int desc_w);
-/* Rank 0: one table row. */
-void cs_bench_print_row(const char *label, const char *what, int desc_w,
-                        int reps, double native_ms, double shim_ms,
-                        double floor_ms, int ok, int have_shim);
+/* Rank 0: one table row; also appended to the CSV file of
+ * cs_bench_csv_open() if one is open. */
+void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim);
+
+/* Rank 0: append rows (with a header line if the file is new or empty) to
+ * path as bench,case,description,size,reps,native_ms,shim_ms,floor_ms,
+ * native_first_ms,shim_first_ms,ok (scripts/bench_report.py reads it);
+ * bench names the program.  Dies if the file cannot be opened. */
+void cs_bench_csv_open(const char *path, const char *bench);
+void cs_bench_csv_close(void);
 
 /* ---- BLACS helpers (header only) ---- */
 typedef struct {
