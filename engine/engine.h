@@ -197,7 +197,9 @@ typedef struct cs_eng_plan cs_eng_plan_t;
  * Build the plan of `op` from layout a to layout b for rank `me` of the
  * communicator the layouts' grids refer to.  Local (no communication),
  * O(blocks of both layouts inside the sub-matrix along each dimension +
- * peers).  The layouts are copied where needed; their arrays are borrowed.
+ * peers) time and temporary memory, plus O(P) to read the grid tables; the
+ * plan keeps O(this rank's blocks + peers).  The layouts are copied where
+ * needed; their arrays are borrowed.
  * On success *plan_p owns the plan; on failure *plan_p is untouched.
  * Checks the sub-matrix against both layouts (CS_ERR_BAD_DESC).
  */

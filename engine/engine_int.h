@@ -2,9 +2,11 @@
  * engine/engine_int.h - internals shared by the engine's files.
  *
  * Nothing here is visible outside engine/.  The overlay of one dimension is
- * global information: every rank computes the same segments, groups and
- * group indices, which is what lets sender and receiver agree on the order
- * of elements in a package without exchanging anything.
+ * global information: every rank computes the same segments and groups in
+ * the same (pa, pb) order, which is what lets sender and receiver agree on
+ * the order of elements in a package without exchanging anything.  A plan
+ * then keeps only its own rank's groups (cs_eng_overlay_restrict), in that
+ * order, so group indices differ between ranks but never the order.
  */
 #ifndef CS_ENGINE_ENGINE_INT_H
 #define CS_ENGINE_ENGINE_INT_H
@@ -55,7 +57,7 @@ typedef struct {
 
 typedef struct {
     int64_t nseg;
-    cs_eng_seg_t *seg;      /* in index order */
+    cs_eng_seg_t *seg;      /* in index order; NULL once restricted */
     int64_t ngroup;
     cs_eng_group_t *group;  /* sorted by (pa, pb) */
     int64_t *by_pb;         /* group indices sorted by (pb, pa) */
@@ -74,6 +76,18 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
                                  int64_t len, int keep_index,
                                  cs_eng_overlay_t *ov_p);
 void cs_eng_overlay_free(cs_eng_overlay_t *ov);
+
+/*
+ * Keep only the groups whose A coordinate pa has keep_pa[pa] set or whose
+ * B coordinate pb has keep_pb[pb] set (arrays over da's and db's
+ * coordinates), with their runs; drop the segments (nseg becomes the number
+ * of segments of the groups kept).  The groups kept stay in the same order,
+ * so any two ranks that both keep a group still agree on where it sits in a
+ * package; only the indices change.  Local.  On failure ov is unchanged.
+ */
+cs_status_t cs_eng_overlay_restrict(cs_eng_overlay_t *ov,
+                                    const unsigned char *keep_pa,
+                                    const unsigned char *keep_pb);
 
 /* Range [*first_p, *first_p + *count_p) of groups with the given pa (in
  * ov->group order) or pb (in ov->by_pb order). */

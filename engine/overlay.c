@@ -204,6 +204,71 @@ err_nomem:
     return CS_ERR_NOMEM;
 }
 
+cs_status_t cs_eng_overlay_restrict(cs_eng_overlay_t *ov,
+                                    const unsigned char *keep_pa,
+                                    const unsigned char *keep_pb)
+{
+    int64_t ngroup = 0, nrun[3] = {0, 0, 0}, nseg = 0;
+    for (int64_t g = 0; g < ov->ngroup; g++) {
+        const cs_eng_group_t *gr = &ov->group[g];
+        if (keep_pa[gr->pa] || keep_pb[gr->pb]) {
+            ngroup++;
+            for (int side = 0; side < 3; side++) {
+                nrun[side] += gr->run_count[side];
+            }
+        }
+    }
+    for (int64_t i = 0; i < ov->nseg; i++) {
+        nseg += keep_pa[ov->seg[i].pa] || keep_pb[ov->seg[i].pb];
+    }
+    /* +1: malloc(0) may return NULL */
+    cs_eng_overlay_t k;
+    memset(&k, 0, sizeof(k));
+    int64_t *map = malloc(((size_t)ov->ngroup + 1) * sizeof(*map));
+    k.group = malloc(((size_t)ngroup + 1) * sizeof(*k.group));
+    k.by_pb = malloc(((size_t)ngroup + 1) * sizeof(*k.by_pb));
+    int ok = map && k.group && k.by_pb;
+    for (int side = 0; side < 3; side++) {
+        k.runs[side] = malloc(((size_t)nrun[side] + 1) * sizeof(*k.runs[0]));
+        ok = ok && k.runs[side];
+    }
+    if (!ok) {
+        free(map);
+        cs_eng_overlay_free(&k);
+        return CS_ERR_NOMEM;
+    }
+    for (int64_t g = 0; g < ov->ngroup; g++) {
+        const cs_eng_group_t *gr = &ov->group[g];
+        map[g] = -1;
+        if (!keep_pa[gr->pa] && !keep_pb[gr->pb]) {
+            continue;
+        }
+        cs_eng_group_t *ng = &k.group[k.ngroup];
+        *ng = *gr;
+        for (int side = 0; side < 3; side++) {
+            ng->run_first[side] = k.nrun[side];
+            memcpy(k.runs[side] + k.nrun[side],
+                   ov->runs[side] + gr->run_first[side],
+                   (size_t)gr->run_count[side] * sizeof(*k.runs[0]));
+            k.nrun[side] += gr->run_count[side];
+        }
+        map[g] = k.ngroup++;
+    }
+    /* (pb, pa) order of the groups kept: a subsequence of the old one */
+    int64_t nby = 0;
+    for (int64_t i = 0; i < ov->ngroup; i++) {
+        int64_t g = map[ov->by_pb[i]];
+        if (g >= 0) {
+            k.by_pb[nby++] = g;
+        }
+    }
+    free(map);
+    k.nseg = nseg;
+    cs_eng_overlay_free(ov);
+    *ov = k;
+    return CS_OK;
+}
+
 void cs_eng_overlay_groups_pa(const cs_eng_overlay_t *ov, int pa,
                               int64_t *first_p, int64_t *count_p)
 {

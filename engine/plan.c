@@ -5,9 +5,11 @@
  * A package from rank s to rank d holds, for every grid cell (ra, ca) of A
  * owned by s and every cell (rb, cb) of B owned by d, the product of the row
  * group (ra -> rb) and the column group (ca -> cb), stored column-major in
- * A's orientation.  Those blocks are ordered by (row group, column group)
- * index; group indices are global, so sender and receiver agree on every
- * byte position without talking.  Cost: O(overlay segments + peers).
+ * A's orientation.  Those blocks are ordered by (row group, column group),
+ * groups by (pa, pb), which both ranks know from global information, so
+ * sender and receiver agree on every byte position without talking.
+ * Cost: O(overlay segments) time, O(P) to read the grid tables; the plan
+ * keeps O(segments of its own groups + blocks of its packages + peers).
  *
  * No MPI calls.
  */
@@ -171,6 +173,49 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
     return CS_OK;
 }
 
+/*
+ * RATIONALE: the overlays cover the whole operation, O(blocks per
+ * dimension), but a plan lives on in the shim's plan cache; it keeps only
+ * the groups whose A or B coordinate is one of this rank's, which is all
+ * collect() and execution look at.  O(P) to read the grid tables.
+ */
+static cs_status_t keep_own_groups(cs_eng_plan_t *plan,
+                                   const cs_eng_layout_t *a,
+                                   const cs_eng_layout_t *b, int me)
+{
+    int tr = plan->op.trans;
+    int nra = tr ? a->npcol : a->nprow, nca = tr ? a->nprow : a->npcol;
+    unsigned char *ra = calloc((size_t)nra + (size_t)nca + (size_t)b->nprow +
+                                   (size_t)b->npcol,
+                               1);
+    if (!ra) {
+        return CS_ERR_NOMEM;
+    }
+    unsigned char *ca = ra + nra, *rb = ca + nca, *cb = rb + b->nprow;
+    for (int pr = 0; pr < a->nprow; pr++) {
+        for (int pc = 0; pc < a->npcol; pc++) {
+            if (a->grid[pr * a->npcol + pc] == me) {
+                ra[tr ? pc : pr] = 1;
+                ca[tr ? pr : pc] = 1;
+            }
+        }
+    }
+    for (int pr = 0; pr < b->nprow; pr++) {
+        for (int pc = 0; pc < b->npcol; pc++) {
+            if (b->grid[pr * b->npcol + pc] == me) {
+                rb[pr] = 1;
+                cb[pc] = 1;
+            }
+        }
+    }
+    cs_status_t st = cs_eng_overlay_restrict(&plan->rows, ra, rb);
+    if (st == CS_OK) {
+        st = cs_eng_overlay_restrict(&plan->cols, ca, cb);
+    }
+    free(ra);
+    return st;
+}
+
 static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
                  const cs_eng_op_t *op);
 
@@ -263,6 +308,9 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     tuple_vec_t send = {0}, recv = {0}, local = {0};
     cs_status_t st = cs_eng_op_overlays(a, b, &plan->op, &plan->rows,
                                         &plan->cols);
+    if (st == CS_OK) {
+        st = keep_own_groups(plan, a, b, me);
+    }
     if (st == CS_OK) {
         st = collect(plan, a, b, me, &send, &recv, &local);
     }

@@ -7,6 +7,10 @@
 #                 -> bench_out/bench_gemr2d.txt
 #   bench_tran    pdtran_, pztranu_, pdtrmr2d_, pdgeadd_
 #                 (test_apps/bench/bench_tran.c) -> bench_out/bench_tran.txt
+# then test_apps/unit/bench_kernels (kernels against memcpy) and
+# test_apps/unit/test_plan_scaling --bench (plan creation for simulated
+# grids of P = 256, 1024, 4096: CPU time and heap bytes per plan), one
+# process each, no MPI, -> bench_out/bench_kernels.txt, bench_plan.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
 # Every benchmark runs even if an earlier one fails; the script fails if any
 # did.  Extra arguments go to both MPI benchmarks (e.g.
@@ -66,6 +70,13 @@ if [ -x "$kernels" ]; then
     echo
     "$kernels" 4000 7 | tee "$outdir/bench_kernels.txt" ||
         failed+=(bench_kernels)
+fi
+
+# plan creation on simulated large grids (one process, no MPI)
+plan=$bdir/t/unit/test_plan_scaling
+if [ -x "$plan" ]; then
+    echo
+    "$plan" --bench | tee "$outdir/bench_plan.txt" || failed+=(bench_plan)
 fi
 
 relabel=$top/scripts/bench_relabel.sh

@@ -741,7 +741,16 @@ static int64_t test_plans(int ncases)
                 for (int64_t i = 0; i < pe->count; i++) {
                     const cs_eng_combo_t *x = &ps->send_combo[pe->first + i];
                     const cs_eng_combo_t *y = &pd->recv_combo[pr->first + i];
-                    CS_TEST_CHECK(x->rg == y->rg && x->cg == y->cg &&
+                    /* each plan keeps its own groups: same group, other
+                     * index */
+                    const cs_eng_group_t *xr = &ps->rows.group[x->rg];
+                    const cs_eng_group_t *xc = &ps->cols.group[x->cg];
+                    const cs_eng_group_t *yr = &pd->rows.group[y->rg];
+                    const cs_eng_group_t *yc = &pd->cols.group[y->cg];
+                    CS_TEST_CHECK(xr->pa == yr->pa && xr->pb == yr->pb &&
+                                      xr->total == yr->total &&
+                                      xc->pa == yc->pa && xc->pb == yc->pb &&
+                                      xc->total == yc->total &&
                                       x->off == y->off,
                                   "plan case %d: package %d->%d combo %" PRId64,
                                   c, s, pe->peer, i);
