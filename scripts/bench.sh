@@ -12,6 +12,14 @@
 # grids of P = 256, 1024, 4096: CPU time and heap bytes per plan), one
 # process each, no MPI, -> bench_out/bench_kernels.txt, bench_plan.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
+# Finally scripts/bench_report.py turns the MPI benchmarks' CSV rows
+# (bench_out/*.csv) into one table with the performance targets, compared
+# with the previous release (docs/performance_baseline.csv), and writes
+# docs/performance.md and docs/performance.svg.
+#
+# CS_BENCH_SHIM=path/libcosta_shim.so measures another build of the shim
+# (e.g. the previous release, to make the baseline: its CSV rows are the
+# baseline file); CS_BENCH_DOCS=0 leaves docs/ alone.
 # Every benchmark runs even if an earlier one fails; the script fails if any
 # did.  Extra arguments go to both MPI benchmarks (e.g.
 # scripts/bench.sh --cases ab --reps 5), not to bench_relabel.sh.
@@ -22,7 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 BUILD_DIR=${BUILD_DIR:-build/release}
 case "$BUILD_DIR" in /*) bdir=$BUILD_DIR ;; *) bdir=$top/$BUILD_DIR ;; esac
-shim=$top/libcosta_shim.so
+shim=${CS_BENCH_SHIM:-$top/libcosta_shim.so}
 benches=(bench_gemr2d bench_tran)
 
 for f in "$shim" "${benches[@]/#/$bdir/t/bench/}"; do
@@ -35,11 +43,19 @@ done
 outdir=$top/bench_out
 mkdir -p "$outdir"
 
+meta="$(date -u '+%Y-%m-%d %H:%M UTC'), $(hostname),\
+ $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1),\
+ $(nproc) cores, git $(git -C "$top" rev-parse --short HEAD 2>/dev/null ||
+                      echo none), load at start $(cut -d' ' -f1-3 /proc/loadavg)"
+
 # run_mpi_bench NAME ARGS...: runs one benchmark, tees its table to
-# bench_out/NAME.txt; returns the benchmark's exit status.
+# bench_out/NAME.txt and its rows to bench_out/NAME.csv; returns the
+# benchmark's exit status.
 run_mpi_bench() {
     local name=$1 bin=$bdir/t/bench/$1 out=$outdir/$1.txt rc=0
     shift
+    rm -f "$outdir/$name.csv"
+    set -- --csv "$outdir/$name.csv" "$@"
     {
         echo "# $(date -u '+%Y-%m-%dT%H:%M:%SZ') $(hostname)" \
              "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
@@ -84,6 +100,17 @@ if [ -f "$relabel" ]; then
     echo
     BUILD_DIR=$BUILD_DIR bash "$relabel" || failed+=(bench_relabel)
 fi
+
+# one table of both MPI benchmarks, the targets, docs/performance.md
+echo
+echo "== all cases (scripts/bench_report.py) =="
+report=(--csv "$outdir/bench_gemr2d.csv" --csv "$outdir/bench_tran.csv"
+        --baseline "$top/docs/performance_baseline.csv" --meta "$meta")
+if [ "${CS_BENCH_DOCS:-1}" != 0 ]; then
+    report+=(--md "$top/docs/performance.md" --svg "$top/docs/performance.svg")
+fi
+"${PYTHON:-python3}" "$top/scripts/bench_report.py" "${report[@]}" |
+    tee "$outdir/bench_report.txt" || failed+=(bench_report)
 
 if [ "${#failed[@]}" -ne 0 ]; then
     echo "bench.sh: FAILED: ${failed[*]}" >&2

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""scripts/bench_report.py - one table from the benchmark CSV files.
+
+`make bench` (scripts/bench.sh) runs bench_gemr2d and bench_tran with
+--csv and then this script, which
+  * prints one table of every case: native and shim medians, shim/native,
+    the fraction of the copy floor reached, the first call against the
+    median, and the shim/native ratio of the previous release (baseline);
+  * checks the performance targets of the project and says which are met;
+  * writes docs/performance.md (the table, the targets, how it was
+    measured) and docs/performance.svg (time against matrix order,
+    native and shim, for pdgemr2d 36->128 and pdtran blocks 128).
+
+Usage: bench_report.py [--csv FILE]... [--baseline CSV] [--md FILE]
+                       [--svg FILE] [--meta TEXT]
+
+The baseline is a CSV of the same format measured with the previous
+release's libcosta_shim.so and the same benchmark programs; releases are
+compared by shim/native ratio measured in the same run (absolute times
+differ between machines and days), with a 10 % tolerance for noise.
+Exit status 0 (a missed target is reported, not an error); 2 on bad input.
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+
+FLOOR_TARGET = 0.5        # fraction of the copy floor on 4000x4000 cases
+SMALL_TARGET = 0.5        # shim/native on the 200x200 cases
+FIRST_TARGET = 1.5        # first call / steady state
+NOISE = 1.10              # tolerance against the previous release
+
+# The size chart: (title, bench, [(case, order)...]).
+SERIES = [
+    ("pdgemr2d 36->128", "bench_gemr2d",
+     [("e", 200), ("i", 1000), ("b", 4000), ("j", 8000)]),
+    ("pdtran blk 128 (200: blk 32)", "bench_tran",
+     [("e", 200), ("i", 1000), ("a", 4000), ("j", 8000)]),
+]
+
+
+def read_rows(paths):
+    rows = []
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                try:
+                    for k in ("native_ms", "shim_ms", "floor_ms",
+                              "native_first_ms", "shim_first_ms"):
+                        r[k] = float(r[k])
+                    r["size"] = int(r["size"])
+                    r["ok"] = int(r["ok"])
+                except (KeyError, ValueError) as e:
+                    sys.exit(f"bench_report.py: {path}: bad row ({e})")
+                rows.append(r)
+    return rows
+
+
+def key(r):
+    return (r["bench"], r["case"])
+
+
+def short(bench):
+    return {"bench_gemr2d": "gemr2d", "bench_tran": "tran"}.get(bench, bench)
+
+
+def fmt(v, nd=3):
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def analyse(rows, base):
+    """Per row: ratio, floor fraction, first/steady, previous ratio,
+    verdicts."""
+    out = []
+    for r in rows:
+        shim = r["shim_ms"]
+        ratio = shim / r["native_ms"] if shim > 0 and r["native_ms"] > 0 \
+            else None
+        floor = r["floor_ms"] / shim if shim > 0 else None
+        first = r["shim_first_ms"] / shim if shim > 0 else None
+        b = base.get(key(r))
+        prev = None
+        if b and b["shim_ms"] > 0 and b["native_ms"] > 0:
+            prev = b["shim_ms"] / b["native_ms"]
+        out.append(dict(r, ratio=ratio, floor=floor, first=first, prev=prev))
+    return out
+
+
+def targets(an):
+    """[(name, met, detail)] for the project's targets."""
+    res = []
+    big = [a for a in an if 3984 <= a["size"] <= 4000 and a["floor"]]
+    miss = [f"{short(a['bench'])} {a['case']} {100 * a['floor']:.0f} %"
+            for a in big if a["floor"] < FLOOR_TARGET]
+    res.append(("at least 50 % of the copy floor on every 4000x4000 case",
+                not miss and bool(big),
+                "missed: " + ", ".join(miss) if miss else
+                f"all {len(big)} cases"))
+    small = [a for a in an if a["size"] == 200 and a["ratio"]]
+    miss = [f"{short(a['bench'])} {a['case']} {a['ratio']:.2f}"
+            for a in small if a["ratio"] > SMALL_TARGET]
+    res.append(("200x200 steady state at most half of native",
+                not miss and bool(small),
+                "missed: " + ", ".join(miss) if miss else
+                f"all {len(small)} cases"))
+    firsts = [a for a in an if a["first"]]
+    miss = [f"{short(a['bench'])} {a['case']} {a['first']:.2f}x"
+            for a in firsts if a["first"] > FIRST_TARGET]
+    res.append(("first call at most 1.5x the steady state",
+                not miss and bool(firsts),
+                "missed: " + ", ".join(miss) if miss else
+                f"all {len(firsts)} cases"))
+    comp = [a for a in an if a["prev"] and a["ratio"]]
+    miss = [f"{short(a['bench'])} {a['case']} {a['ratio']:.3f} vs "
+            f"{a['prev']:.3f}" for a in comp if a["ratio"] > NOISE * a["prev"]]
+    res.append(("no case slower than the previous release (shim/native, "
+                "10 % tolerance)", not miss and bool(comp),
+                "slower: " + ", ".join(miss) if miss else
+                f"{len(comp)} cases compared" if comp else "no baseline"))
+    return res
+
+
+def table(an):
+    head = ["case", "description", "native ms", "shim ms", "shim/native",
+            "floor %", "1st call ms", "1st/median", "prev shim/native",
+            "check"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for a in an:
+        lines.append("| " + " | ".join([
+            f"{short(a['bench'])} {a['case']}", a["description"],
+            fmt(a["native_ms"]), fmt(a["shim_ms"] or None),
+            fmt(a["ratio"]),
+            "-" if a["floor"] is None else f"{100 * a['floor']:.0f}",
+            fmt(a["shim_first_ms"] or None), fmt(a["first"], 2),
+            fmt(a["prev"]), "ok" if a["ok"] else "FAIL"]) + " |")
+    return lines
+
+
+def svg_chart(an):
+    """Log-log chart of ms against matrix order; '' if nothing to draw."""
+    byk = {key(a): a for a in an}
+    lines = []
+    for title, bench, pts in SERIES:
+        for path, col in (("native", "native_ms"), ("shim", "shim_ms")):
+            xy = [(n, byk[(bench, c)][col]) for c, n in pts
+                  if (bench, c) in byk and byk[(bench, c)][col] > 0]
+            if len(xy) >= 2:
+                lines.append((f"{title} {path}", path, xy))
+    if not lines:
+        return ""
+    W, H, L, R, T, B = 640, 400, 70, 190, 30, 50
+    xs = [x for _, _, xy in lines for x, _ in xy]
+    ys = [y for _, _, xy in lines for _, y in xy]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    y0 = math.floor(math.log10(min(ys)))
+    y1 = math.ceil(math.log10(max(ys)))
+    x1 = x1 if x1 > x0 else x0 + 1
+    y1 = y1 if y1 > y0 else y0 + 1
+
+    def px(x):
+        return L + (math.log10(x) - x0) / (x1 - x0) * (W - L - R)
+
+    def py(y):
+        return H - B - (math.log10(y) - y0) / (y1 - y0) * (H - T - B)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" '
+           f'height="{H}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{L}" y="18" font-size="14">Time per call against '
+           f'matrix order (2 ranks, log-log)</text>']
+    for e in range(y0, y1 + 1):
+        y = py(10 ** e)
+        out.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - R}" '
+                   f'y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{L - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{10.0 ** e:g} ms</text>')
+    for n in sorted(set(xs)):
+        x = px(n)
+        out.append(f'<line x1="{x:.1f}" y1="{T}" x2="{x:.1f}" '
+                   f'y2="{H - B}" stroke="#eee"/>')
+        out.append(f'<text x="{x:.1f}" y="{H - B + 16}" '
+                   f'text-anchor="middle">{n}</text>')
+    out.append(f'<text x="{(L + W - R) / 2:.0f}" y="{H - 12}" '
+               f'text-anchor="middle">matrix order n (n x n doubles)</text>')
+    colours = ["#1f77b4", "#d62728"]
+    for i, (name, path, xy) in enumerate(lines):
+        c = colours[(i // 2) % len(colours)]
+        dash = ' stroke-dasharray="6,4"' if path == "native" else ""
+        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in xy)
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" '
+                   f'stroke-width="2"{dash}/>')
+        for x, y in xy:
+            out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" '
+                       f'fill="{c}"/>')
+        ly = T + 14 + 18 * i
+        out.append(f'<line x1="{W - R + 10}" y1="{ly - 4}" '
+                   f'x2="{W - R + 34}" y2="{ly - 4}" stroke="{c}" '
+                   f'stroke-width="2"{dash}/>')
+        out.append(f'<text x="{W - R + 40}" y="{ly}" '
+                   f'font-size="11">{name}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--csv", action="append", default=[])
+    ap.add_argument("--baseline")
+    ap.add_argument("--md")
+    ap.add_argument("--svg")
+    ap.add_argument("--meta", default="")
+    o = ap.parse_args()
+    rows = read_rows(o.csv)
+    if not rows:
+        sys.exit("bench_report.py: no benchmark rows (run make bench)")
+    base = {}
+    if o.baseline and os.path.exists(o.baseline):
+        base = {key(r): r for r in read_rows([o.baseline])}
+    an = analyse(rows, base)
+    tab = table(an)
+    tg = targets(an)
+    print("\n".join(tab))
+    print()
+    for name, met, detail in tg:
+        print(f"{'MET    ' if met else 'NOT MET'} {name}: {detail}")
+    if o.svg:
+        svg = svg_chart(an)
+        if svg:
+            with open(o.svg, "w") as f:
+                f.write(svg)
+    if o.md:
+        md = ["# Performance", "",
+              "Written by `make bench` (scripts/bench.sh, "
+              "scripts/bench_report.py); do not edit by hand.", "",
+              f"Measured: {o.meta}" if o.meta else "", "",
+              "2 ranks, `OMP_NUM_THREADS=1`, native ScaLAPACK and the shim "
+              "alternating in the same process (the shim's "
+              "`costa_shim_set_enabled` hook), medians of each call's "
+              "maximum over the ranks.  *floor %*: the copy floor (each "
+              "rank reads its part of sub(A) and writes its part of the "
+              "target, at the memcpy bandwidth measured in the same run "
+              "with both ranks copying) divided by the shim's time.  "
+              "*1st call*: the shim's first call of the case (plan built, "
+              "buffers grown).  *prev*: the shim/native ratio of the "
+              "previous release, measured with its library and the same "
+              "benchmark programs (`docs/performance_baseline.csv`).", ""]
+        md += tab
+        md += ["", "## Targets", ""]
+        md += [f"* {'met' if met else '**not met**'}: {name} ({detail})"
+               for name, met, detail in tg]
+        if o.svg:
+            md += ["", "## Time against matrix order", "",
+                   f"![time per call against matrix order]"
+                   f"({os.path.basename(o.svg)})"]
+        with open(o.md, "w") as f:
+            f.write("\n".join(md) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
