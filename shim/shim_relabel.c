@@ -17,10 +17,10 @@
  * to itself moves exactly the same bytes under any relabeling of that
  * grid).  With all other grids fixed, the best map of g is a linear
  * assignment: W[i][j] = bytes process i would keep if it played position j
- * of g, summed over g's pairs.  The first grid is fixed; the others are
- * optimised one by one, in plan order, for a few rounds of coordinate
- * descent (each step never increases the total, with the exact solver up to
- * CS_RL_EXACT_MAX_P positions).
+ * of g, summed over g's pairs.  The first grid of each group of grids
+ * linked by calls is fixed; the others are optimised one by one, in plan
+ * order, for a few rounds of coordinate descent (each step never increases
+ * the total, with the exact solver up to CS_RL_EXACT_MAX_P positions).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -16,8 +16,9 @@
  *           pair volumes of all ranks and writes a relabeling plan: for
  *           every grid of the run, the permutation of its processes that
  *           minimises the bytes crossing processes in all observed
- *           redistributions between different grids (the first grid keeps
- *           its map; the others are optimised against it).
+ *           redistributions between different grids (in each group of
+ *           grids linked by calls the first keeps its map; the others
+ *           are optimised against it).
  *   apply   When the application creates a BLACS grid, create it with the
  *           process map the plan gives (shim_grids.c).  Programs address
  *           processes by grid coordinates, so results do not change.
