@@ -114,6 +114,15 @@ double cs_shim_now(void);
 int cs_shim_world_rank(void);
 
 /*
+ * 1 when this process's MPI_Init (or MPI_Init_thread) went through the
+ * shim, so the MPI_COMM_SELF callback runs at MPI_Finalize on this rank.
+ * Every rank runs the same preload, so the value is the same on all of
+ * them, and the callback may then communicate on MPI_COMM_WORLD (the
+ * report and the relabeling plan gather there).  Local.
+ */
+int cs_shim_finalize_collective(void);
+
+/*
  * First-use set-up on the calling process once MPI is initialised: rank for
  * the log, configuration warnings, report registration, banner.  Local.
  */

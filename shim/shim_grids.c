@@ -10,14 +10,16 @@
  * dlsym(RTLD_NEXT): no MPI call, no state.  The library exports these
  * names, but an application not linked with BLACS never calls them.
  *
- * With report or apply, a creation over a communicator that contains
- * MPI_COMM_WORLD rank 0 gets the next grid number; its shape, order and
- * map in world ranks are recorded (local MPI group calls only).  In apply
- * mode the processes creating the grid also agree, in one MPI_Allreduce
- * on a duplicate of the system communicator (collective exactly where
- * BLACS's own MPI_Comm_create is), on the map the plan gives, and the grid
- * is created with Cblacs_gridmap and that map.  The map only decides which
- * process plays which grid position; BLACS builds the grid as usual.
+ * With report or apply, every process of a creation records the grid:
+ * creation number here, shape, order, map in world ranks, and the stamp
+ * that names it world-wide (shim_relabel.h).  The stamp comes from one
+ * MPI_Allreduce on a duplicate of the system communicator, collective
+ * exactly where BLACS's own MPI_Comm_create is.  In apply mode the same
+ * reduction carries the map the grid's members found in the plan, so the
+ * other processes of the system communicator (which BLACS needs to pass
+ * the same map) learn it and all check that the members agree; the grid
+ * is then created with Cblacs_gridmap and that map.  The map only decides
+ * which process plays which grid position; BLACS builds the grid as usual.
  *
  * RATIONALE: the real Cblacs_gridinit calls Cblacs_gridmap through the PLT,
  * i.e. back into this file: a thread-local depth makes such inner calls
@@ -25,6 +27,7 @@
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -42,6 +45,7 @@ static cs_shim_grid_t cs_grids[CS_SHIM_GRIDS_MAX];
 static int cs_grids_n;        /* recorded */
 static int cs_grids_numbered; /* numbered (>= recorded) */
 static int64_t cs_grids_positions;
+static int cs_grids_clock;    /* Lamport clock: next stamp at least this */
 
 /* ------------------------------------------------------------ real ones */
 
@@ -148,25 +152,33 @@ const cs_shim_grid_t *cs_shim_grids_get(int i)
     return g;
 }
 
-int cs_shim_grids_find(int p, int q, const int *map, int handle)
+int cs_shim_grids_stamp(int handle)
 {
-    uint64_t h = cs_shim_relabel_hash(0, map, (int64_t)p * q);
-    int found = -1, by_handle = -1;
+    int stamp = -1;
+    if (handle < 0) {
+        return -1;
+    }
     pthread_mutex_lock(&cs_grid_lock);
-    for (int i = cs_grids_n - 1; i >= 0 && by_handle < 0; i--) {
-        const cs_shim_grid_t *g = &cs_grids[i];
-        if (g->live && g->hash == h && g->p == p && g->q == q &&
-            memcmp(g->map, map, (size_t)p * (size_t)q * sizeof(int)) == 0) {
-            if (found < 0) {
-                found = g->index;
-            }
-            if (handle >= 0 && g->handle == handle) {
-                by_handle = g->index;
-            }
+    for (int i = cs_grids_n - 1; i >= 0 && stamp < 0; i--) {
+        if (cs_grids[i].live && cs_grids[i].handle == handle) {
+            stamp = cs_grids[i].stamp;
         }
     }
     pthread_mutex_unlock(&cs_grid_lock);
-    return by_handle >= 0 ? by_handle : found;
+    return stamp;
+}
+
+int cs_shim_grids_index(int stamp, int owner)
+{
+    int index = -1;
+    pthread_mutex_lock(&cs_grid_lock);
+    for (int i = 0; i < cs_grids_n && index < 0; i++) {
+        if (cs_grids[i].stamp == stamp && cs_grids[i].owner == owner) {
+            index = cs_grids[i].index;
+        }
+    }
+    pthread_mutex_unlock(&cs_grid_lock);
+    return index;
 }
 
 void cs_shim_grids_release(void)
@@ -182,35 +194,28 @@ void cs_shim_grids_release(void)
     pthread_mutex_unlock(&cs_grid_lock);
 }
 
-/* Record grid number `index` (maps are copied). */
-static void grid_record(int index, int p, int q, char order, int relabeled,
-                        int handle, const int *app_map, const int *map)
+/* Record grid *g (its maps are copied). */
+static void grid_record(const cs_shim_grid_t *g)
 {
-    size_t n = (size_t)p * (size_t)q;
+    size_t n = (size_t)g->p * (size_t)g->q;
     pthread_mutex_lock(&cs_grid_lock);
     if (cs_grids_n < CS_SHIM_GRIDS_MAX &&
         cs_grids_positions + (int64_t)n <= CS_SHIM_GRIDS_MAX_POSITIONS &&
-        index == cs_grids_n) {
-        cs_shim_grid_t *g = &cs_grids[cs_grids_n];
-        g->app_map = malloc(n * sizeof(int));
-        g->map = malloc(n * sizeof(int));
-        if (g->app_map && g->map) {
-            memcpy(g->app_map, app_map, n * sizeof(int));
-            memcpy(g->map, map, n * sizeof(int));
-            g->index = index;
-            g->p = p;
-            g->q = q;
-            g->order = order;
-            g->relabeled = relabeled;
-            g->handle = handle;
-            g->live = 1;
-            g->hash = cs_shim_relabel_hash(0, map, (int64_t)n);
+        g->index == cs_grids_n) {
+        cs_shim_grid_t *r = &cs_grids[cs_grids_n];
+        *r = *g;
+        r->app_map = malloc(n * sizeof(int));
+        r->map = malloc(n * sizeof(int));
+        if (r->app_map && r->map) {
+            memcpy(r->app_map, g->app_map, n * sizeof(int));
+            memcpy(r->map, g->map, n * sizeof(int));
+            r->live = 1;
             cs_grids_n++;
             cs_grids_positions += (int64_t)n;
         } else {
-            free(g->app_map);
-            free(g->map);
-            g->app_map = g->map = NULL;
+            free(r->app_map);
+            free(r->map);
+            memset(r, 0, sizeof(*r));
         }
     }
     pthread_mutex_unlock(&cs_grid_lock);
@@ -292,18 +297,17 @@ static MPI_Comm system_comm(const creation_t *c)
     return f(*c->ctxt);
 }
 
-/* 1 if the processes of sys agree on digest (bitwise AND equals OR). */
-static int agree(MPI_Comm sys, uint64_t digest)
+/* MPI_Allreduce(MPI_MAX) of v[0..n) over the processes of sys, on a
+ * duplicate of it (no interference with the application's traffic). */
+static void sync_max(MPI_Comm sys, int *v, int n)
 {
     MPI_Comm dup;
     if (MPI_Comm_dup(sys, &dup) != MPI_SUCCESS) {
         cs_shim_fatal("relabel: cannot duplicate the system communicator "
                       "of a grid creation");
     }
-    uint64_t in[2] = {digest, ~digest}, out[2] = {0, 0};
-    MPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_BAND, dup);
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MAX, dup);
     MPI_Comm_free(&dup);
-    return out[0] == ~out[1];
 }
 
 /* "0 2 1 3" (the first entries of a map) into buf. */
@@ -348,6 +352,44 @@ static void create_mapped(const creation_t *c, MPI_Group sysg,
     free(sysr);
 }
 
+/*
+ * The reduction of a creation (sync_max), laid out as
+ *   [S_CLOCK]           the participants' clocks: the maximum is the stamp
+ *   [S_IGNORED]         1 if a member ignores the plan (apply)
+ *   [S_ENTRY], [S_NEG]  plan entry, negated plan entry (apply)
+ *   [S_MAP ...]         n planned world ranks, then n negated ones (apply)
+ * Members put their values, the other processes INT_MIN, so the maximum is
+ * the members' value, and max(x) == -max(-x) exactly when all members
+ * agree.
+ */
+enum { S_CLOCK, S_IGNORED, S_ENTRY, S_NEG, S_MAP };
+
+/* Apply mode: what the members of the creation found in the plan (v after
+ * sync_max).  Returns the agreed entry (-1: none) and writes the map to
+ * create into planned; -2 when the plan is not used for this grid. */
+static int agreed_entry(const int *v, int n, int speaker, int *planned)
+{
+    if (v[S_IGNORED]) {
+        /* a member ignores the plan: so does everyone else here, quietly
+         * (that member reports why) */
+        cs_shim_relabel_plan_disable(NULL, speaker);
+        return -2;
+    }
+    int agree = v[S_ENTRY] == -v[S_NEG];
+    for (int i = 0; i < n && agree; i++) {
+        agree = v[S_MAP + i] == -v[S_MAP + n + i];
+    }
+    if (!agree) {
+        cs_shim_relabel_plan_disable(
+            "the processes creating a grid disagree on its planned map (is "
+            "the same plan file readable on every process?)",
+            speaker);
+        return -2;
+    }
+    memcpy(planned, v + S_MAP, (size_t)n * sizeof(int));
+    return v[S_ENTRY];
+}
+
 static void create(creation_t *c)
 {
     if (!relabel_active()) {
@@ -356,6 +398,7 @@ static void create(creation_t *c)
     }
     cs_shim_init_once();
     const cs_config_t *cfg = cs_cfg_get();
+    int apply = cfg->relabel == CS_CFG_RELABEL_APPLY;
     MPI_Comm sys = system_comm(c);
     int size = 0, me = -1;
     if (sys == MPI_COMM_NULL || MPI_Comm_size(sys, &size) != MPI_SUCCESS ||
@@ -366,14 +409,16 @@ static void create(creation_t *c)
         return;
     }
     int n = c->p * c->q;
+    int nv = apply ? S_MAP + 2 * n : 1;
     int *sysmap = malloc((size_t)n * sizeof(int));
     int *app = malloc((size_t)n * sizeof(int));
     int *planned = malloc((size_t)n * sizeof(int));
-    if (!sysmap || !app || !planned) {
+    int *v = malloc((size_t)nv * sizeof(int));
+    if (!sysmap || !app || !planned || !v) {
         cs_shim_fatal("relabel: out of memory creating a %dx%d grid", c->p,
                       c->q);
     }
-    int valid = 1;
+    int valid = 1, lead = size;
     for (int r = 0; r < c->p; r++) {
         for (int col = 0; col < c->q; col++) {
             int s = c->order == 'M' ? c->usermap[r + col * c->ldu]
@@ -381,38 +426,61 @@ static void create(creation_t *c)
                                       : r * c->q + col;
             valid &= s >= 0 && s < size;
             sysmap[r * c->q + col] = s;
+            lead = s < lead ? s : lead;
         }
     }
     MPI_Group sysg, worldg;
     MPI_Comm_group(sys, &sysg);
     MPI_Comm_group(MPI_COMM_WORLD, &worldg);
-    int zero = 0, zero_in_sys = MPI_UNDEFINED;
-    MPI_Group_translate_ranks(worldg, 1, &zero, sysg, &zero_in_sys);
-    if (!valid || zero_in_sys == MPI_UNDEFINED) {
-        /* bad map (BLACS's message), or a grid rank 0 never sees: not
-         * numbered, created as asked */
-        forward(c);
+    if (!valid) {
+        forward(c); /* bad map: BLACS's message */
         goto out;
     }
+    int zero = 0, zero_in_sys = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(worldg, 1, &zero, sysg, &zero_in_sys);
     MPI_Group_translate_ranks(sysg, n, sysmap, worldg, app);
+    int wme = cs_shim_world_rank(), member = 0, owner = app[0];
+    for (int i = 0; i < n; i++) {
+        member |= app[i] == wme;
+        owner = app[i] < owner ? app[i] : owner;
+    }
     pthread_mutex_lock(&cs_grid_lock);
     int index = cs_grids_numbered++;
+    v[S_CLOCK] = cs_grids_clock;
+    pthread_mutex_unlock(&cs_grid_lock);
+
+    int entry = -1, found = 0;
+    if (apply) {
+        int st = member ? cs_shim_relabel_planned_map(
+                              index, c->p, c->q, c->order, app,
+                              zero_in_sys != MPI_UNDEFINED, me == lead,
+                              &entry, planned)
+                        : 0;
+        found = st == 1;
+        v[S_IGNORED] = st < 0;
+        v[S_ENTRY] = member ? (found ? entry : -1) : INT_MIN;
+        v[S_NEG] = member ? -v[S_ENTRY] : INT_MIN;
+        for (int i = 0; i < n; i++) {
+            int w = found ? planned[i] : app[i];
+            v[S_MAP + i] = member ? w : INT_MIN;
+            v[S_MAP + n + i] = member ? -w : INT_MIN;
+        }
+    }
+    sync_max(sys, v, nv);
+    int stamp = v[S_CLOCK];
+    pthread_mutex_lock(&cs_grid_lock);
+    cs_grids_clock = stamp + 1;
     pthread_mutex_unlock(&cs_grid_lock);
 
     int relabel = 0;
-    if (cfg->relabel == CS_CFG_RELABEL_APPLY) {
-        int speaker = me == 0;
-        relabel = cs_shim_relabel_planned_map(index, c->p, c->q, c->order,
-                                              app, speaker, planned);
-        uint64_t digest = relabel ? cs_shim_relabel_hash(1, planned, n) : 0;
-        if (!agree(sys, digest)) {
-            cs_shim_relabel_plan_disable(
-                "the processes creating a grid disagree on its planned map "
-                "(is the same plan file readable on every process?)",
-                relabel, speaker);
-            relabel = 0;
+    if (apply) {
+        entry = agreed_entry(v, n, me == 0, planned);
+        if (entry >= -1) {
+            relabel = entry >= 0 &&
+                      memcmp(planned, app, (size_t)n * sizeof(int)) != 0;
+            cs_shim_relabel_plan_taken(entry, relabel);
         }
-        if (relabel && speaker) {
+        if (relabel && me == 0) {
             char a[512], b[512];
             map_str(app, n, a, sizeof(a));
             map_str(planned, n, b, sizeof(b));
@@ -421,8 +489,7 @@ static void create(creation_t *c)
                      "costa-shim[%d]: relabel: grid #%d (%dx%d, order %c) "
                      "created with the planned process map: world ranks by "
                      "position (row-major) %s instead of %s",
-                     cs_shim_world_rank(), index, c->p, c->q, c->order, b,
-                     a);
+                     wme, entry, c->p, c->q, c->order, b, a);
             cs_log_line(2, line);
         }
     }
@@ -431,11 +498,17 @@ static void create(creation_t *c)
     } else {
         forward(c);
     }
-    grid_record(index, c->p, c->q, c->order, relabel, *c->ctxt, app,
-                relabel ? planned : app);
+    cs_shim_grid_t g = {.index = index, .stamp = stamp, .owner = owner,
+                        .member = member,
+                        .p = c->p, .q = c->q, .order = c->order,
+                        .relabeled = relabel,
+                        .handle = member ? *c->ctxt : -1,
+                        .app_map = app, .map = relabel ? planned : app};
+    grid_record(&g);
 out:
     MPI_Group_free(&sysg);
     MPI_Group_free(&worldg);
+    free(v);
     free(planned);
     free(app);
     free(sysmap);

@@ -46,6 +46,11 @@ int cs_shim_world_rank(void)
     return cs_shim_rank;
 }
 
+int cs_shim_finalize_collective(void)
+{
+    return cs_shim_registered_in_init;
+}
+
 void cs_shim_fatal(const char *fmt, ...)
 {
     char msg[1024];
@@ -69,7 +74,16 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)attr;
     (void)extra;
-    cs_shim_relabel_finalize();
+    if (cs_log_rank() < 0) {
+        /* a rank that never called an intercepted routine may still warn
+         * here (the relabeling plan): give its messages their rank */
+        int r = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        cs_log_set_rank(r);
+    }
+    /* relabel first: both may be collective on MPI_COMM_WORLD, so every
+     * rank must call them in the same order */
+    cs_shim_relabel_finalize(cs_shim_registered_in_init);
     cs_shim_report_write(cs_shim_registered_in_init);
     cs_shim_plan_cache_clear();
     cs_eng_workspace_release();

@@ -35,7 +35,9 @@ enum {
     F_X0,
     /* per matrix */
     X_IN = 0, X_P, X_Q, X_R, X_C, X_M, X_N, X_MB, X_NB, X_RSRC, X_CSRC, X_I,
-    X_J, F_XN,
+    X_J,
+    X_STAMP,    /* COSTA_SHIM_RELABEL: the grid's stamp here, else -1 */
+    F_XN,
     F_NINFO = F_X0 + 2 * F_XN
 };
 
@@ -66,16 +68,21 @@ static int64_t owned_in_range(int64_t n, int64_t nb, int src, int nprocs,
     return cs_eng_dist_local_size(&hi, p) - cs_eng_dist_local_size(&lod, p);
 }
 
-/* Fill this process's entries for matrix X (0 = A, 1 = B). */
+/* Fill this process's entries for matrix X (0 = A, 1 = B); stamp: look
+ * up the grid's stamp (relabeling on). */
 static void fill_matrix(int *row, int x, const int *desc, int i, int j,
-                        int m, int n, const void *ptr)
+                        int m, int n, const void *ptr, int stamp)
 {
     int *f = row + F_X0 + x * F_XN;
     int p, q, r, c;
     cs_shim_gridinfo(desc[1], &p, &q, &r, &c);
     f[X_IN] = p >= 1 && r >= 0 && r < p && c >= 0 && c < q;
+    f[X_STAMP] = -1;
     if (!f[X_IN]) {
         return;
+    }
+    if (stamp) {
+        f[X_STAMP] = cs_shim_grids_stamp(desc[1]);
     }
     f[X_P] = p;
     f[X_Q] = q;
@@ -158,9 +165,10 @@ static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
         if (!f[X_IN]) {
             continue;
         }
-        /* members must agree on everything ScaLAPACK exchanges */
+        /* members must agree on everything ScaLAPACK exchanges (the stamp
+         * is ours: a member that did not record the grid has -1) */
         for (int e = X_P; e < F_XN; e++) {
-            if (e != X_R && e != X_C && f[e] != first[e]) {
+            if (e != X_R && e != X_C && e != X_STAMP && f[e] != first[e]) {
                 snprintf(msg, len,
                          "processes of %s's grid pass different descriptors "
                          "or offsets",
@@ -263,6 +271,20 @@ static void build_layout(const grid_t *gr, int lld, cs_eng_layout_t *l)
     l->order = CS_ENG_COLMAJOR;
 }
 
+/* The stamp of matrix X's grid: the largest its members report (a member
+ * that did not record the grid reports -1). */
+static int grid_stamp(const int *tab, int np, int x)
+{
+    int stamp = -1;
+    for (int k = 0; k < np; k++) {
+        const int *f = tab + k * F_NINFO + F_X0 + x * F_XN;
+        if (f[X_IN] && f[X_STAMP] > stamp) {
+            stamp = f[X_STAMP];
+        }
+    }
+    return stamp;
+}
+
 /* Describe a grid's process order for the trace: R, C or M (mapped). */
 static void grid_str(const int *tab, const grid_t *gr, char *buf, size_t len)
 {
@@ -331,8 +353,9 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     row[F_N] = g->n;
     row[F_ROUTINE] = g->routine;
     row[F_WRANK] = cs_shim_world_rank();
-    fill_matrix(row, 0, g->desca, g->ia, g->ja, g->m, g->n, g->a);
-    fill_matrix(row, 1, g->descb, g->ib, g->jb, g->m, g->n, g->b);
+    int relabel = cfg->relabel != CS_CFG_RELABEL_OFF;
+    fill_matrix(row, 0, g->desca, g->ia, g->ja, g->m, g->n, g->a, relabel);
+    fill_matrix(row, 1, g->descb, g->ib, g->jb, g->m, g->n, g->b, relabel);
     int *tab = malloc((size_t)np * F_NINFO * sizeof(int));
     if (!tab) {
         cs_shim_fatal("%s: out of memory", name);
@@ -359,9 +382,10 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         if (g->uplo) {
             trapezoid(g, &op);
         }
-        if (cfg->relabel != CS_CFG_RELABEL_OFF) {
-            cs_shim_relabel_observe(&la, &lb, &op, comm, g->desca[1],
-                                    g->descb[1], rec);
+        if (relabel) {
+            cs_shim_relabel_observe(&la, &lb, &op, comm,
+                                    grid_stamp(tab, np, 0),
+                                    grid_stamp(tab, np, 1), rec);
         }
         /* the plan is a function of the table, this rank, its leading
          * dimensions and the trapezoid: reuse it when all are equal */
