@@ -43,10 +43,27 @@ done
 outdir=$top/bench_out
 mkdir -p "$outdir"
 
+# DAMON's proactive reclaim (a kdamond with a pageout scheme, found on the
+# CI virtual machines) pages out memory that stays untouched for a while,
+# e.g. the shim's buffers while a native call runs; the next call faults
+# them back in.  Timings of large cases then vary by 10x: say so.
+damon="" damon_state=""
+for st in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
+    [ -r "$st" ] && [ "$(cat "$st")" = on ] || continue
+    if grep -qs pageout "${st%/state}"/contexts/*/schemes/*/action; then
+        damon="DAMON pageout active (${st%/state})" damon_state=$st
+    fi
+done
+if [ -n "$damon" ]; then
+    echo "bench.sh: note: $damon: cold memory is reclaimed between" \
+         "calls, large cases will vary (as root: echo off > $st, then" \
+         "echo on after the run)" >&2
+fi
+
 meta="$(date -u '+%Y-%m-%d %H:%M UTC'), $(hostname),\
  $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1),\
  $(nproc) cores, git $(git -C "$top" rev-parse --short HEAD 2>/dev/null ||
-                      echo none), load at start $(cut -d' ' -f1-3 /proc/loadavg)"
+                      echo none), load at start $(cut -d' ' -f1-3 /proc/loadavg)${damon:+, $damon}"
 
 # run_mpi_bench NAME ARGS...: runs one benchmark, tees its table to
 # bench_out/NAME.txt and its rows to bench_out/NAME.csv; returns the
