@@ -29,19 +29,6 @@ export OMP_NUM_THREADS=1
 unset LD_PRELOAD COSTA_SHIM_RELABEL COSTA_SHIM_RELABEL_PLAN COSTA_SHIM_STATS
 fails=0
 
-# bytes_sent DIR: bytes sent by the engine, all ranks, from DIR's report
-bytes_sent() {
-    "$PYTHON" - "$1" <<'EOF'
-import glob, json, sys
-files = glob.glob(sys.argv[1] + "/costa_shim.*.json")
-if len(files) != 1:
-    print(-1)
-    sys.exit(0)
-r = json.load(open(files[0]))
-print(sum(x["bytes_sent"] for x in r["routines"] if x["path"] == "engine"))
-EOF
-}
-
 # same_b NAME: B of run NAME equals the native B, position by position
 same_b() {
     if cmp -s native.dig <(grep '^digest' "$1/out"); then
@@ -66,7 +53,7 @@ cs_run_in report 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=report 
 same_b report
 b_app=$(sed -n 's/^bytes_app //p' "$plan")
 b_plan=$(sed -n 's/^bytes_plan //p' "$plan")
-sent_report=$(bytes_sent report)
+sent_report=$(cs_engine_bytes_sent report)
 planned=$(sed -n 's/^grid 1 2x2 C 0 2 1 3 -> //p' "$plan")
 if [ -n "$b_app" ] && [ -n "$b_plan" ] && [ "$b_app" = "$sent_report" ] &&
         [ "$b_plan" -gt 0 ] && [ "$b_plan" -lt "$b_app" ] &&
@@ -86,7 +73,7 @@ for v in c fortran; do
         COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" "${args[@]}" \
         "${extra[@]}" || continue
     same_b "$d"
-    sent=$(bytes_sent "$d")
+    sent=$(cs_engine_bytes_sent "$d")
     if [ "$sent" = "$b_plan" ]; then
         cs_report ok "$d: bytes sent $sent = the plan's prediction (report run: $sent_report)"
     else
@@ -121,12 +108,12 @@ if cs_run_in native_rev 4 "$yield" -- "$demo" "${rargs[@]}" &&
     rplanned=$(sed -n 's/^grid 1 2x2 M 3 2 1 0 -> //p' "$rplan")
     if cmp -s <(grep '^digest' native_rev/out) \
               <(grep '^digest' apply_rev/out) &&
-            [ "$(bytes_sent apply_rev)" = "$rb_plan" ] &&
-            [ "$rb_plan" -lt "$(bytes_sent report_rev)" ] &&
+            [ "$(cs_engine_bytes_sent apply_rev)" = "$rb_plan" ] &&
+            [ "$rb_plan" -lt "$(cs_engine_bytes_sent report_rev)" ] &&
             [ "$(grep '^mapB' apply_rev/out)" = "mapB $rplanned" ] &&
             grep -q 'grid #1 (2x2, order M) created with the planned' \
                 apply_rev/err; then
-        cs_report ok "gridmap: B identical, bytes $(bytes_sent report_rev) -> $rb_plan as planned, map '$rplanned'"
+        cs_report ok "gridmap: B identical, bytes $(cs_engine_bytes_sent report_rev) -> $rb_plan as planned, map '$rplanned'"
     else
         cs_report FAIL "gridmap: B, bytes or map differ from the plan:"
         sed 's/^/      | /' "$rplan" | head -n 20
@@ -158,9 +145,9 @@ same_b mismatch_grids
 [ "$(grep '^mapB' mismatch_grids/out)" = "$app_map" ] &&
     cs_report ok "mismatch_grids: map unchanged" ||
     cs_report FAIL "mismatch_grids: map changed"
-[ "$(bytes_sent mismatch_grids)" = "$b_app" ] &&
+[ "$(cs_engine_bytes_sent mismatch_grids)" = "$b_app" ] &&
     cs_report ok "mismatch_grids: bytes sent as without relabeling" ||
-    cs_report FAIL "mismatch_grids: bytes sent $(bytes_sent mismatch_grids), expected $b_app"
+    cs_report FAIL "mismatch_grids: bytes sent $(cs_engine_bytes_sent mismatch_grids), expected $b_app"
 mismatch mismatch_procs 2 "made for 4 processes, this run has 2" \
     --n 1000 --a 250x250 --b 256x256 --calls 2
 plan_keep=$plan

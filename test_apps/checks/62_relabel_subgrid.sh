@@ -35,19 +35,6 @@ export OMP_NUM_THREADS=1
 unset LD_PRELOAD COSTA_SHIM_RELABEL COSTA_SHIM_RELABEL_PLAN COSTA_SHIM_STATS
 fails=0
 
-# bytes_sent DIR: bytes sent by the engine, all ranks, from DIR's report
-bytes_sent() {
-    "$PYTHON" - "$1" <<'EOF'
-import glob, json, sys
-files = glob.glob(sys.argv[1] + "/costa_shim.*.json")
-if len(files) != 1:
-    print(-1)
-    sys.exit(0)
-r = json.load(open(files[0]))
-print(sum(x["bytes_sent"] for x in r["routines"] if x["path"] == "engine"))
-EOF
-}
-
 # same_dig REF NAME: the digests of run NAME equal those of run REF
 same_dig() {
     if cmp -s <(grep 'digest ' "$1/out") <(grep 'digest ' "$2/out"); then
@@ -78,7 +65,7 @@ variant() {
     done
 
     local sent b_app b_plan ok=1 line
-    sent=$(bytes_sent "report_$v")
+    sent=$(cs_engine_bytes_sent "report_$v")
     b_app=$(sed -n 's/^bytes_app //p' "$plan")
     b_plan=$(sed -n 's/^bytes_plan //p' "$plan")
     grep -qx 'scope world' "$plan" && grep -qx 'complete 1' "$plan" &&
@@ -96,14 +83,14 @@ variant() {
     fi
 
     local a_sent n w msg
-    a_sent=$(bytes_sent "apply_$v")
+    a_sent=$(cs_engine_bytes_sent "apply_$v")
     n=$(grep -c 'grid #[0-9]* (1x3, order M) created with the planned' \
         "apply_$v/err")
     w=$(grep -c 'warning' "apply_$v/err")
     if [ "$a_sent" = "$b_plan" ] && [ "$n" -eq 1 ] && [ "$w" -eq 0 ] &&
             [ "$(grep '^mapB' "apply_$v/out")" = "mapB 1 2 3" ]; then
         msg="B created 1 2 3, bytes sent $a_sent (planned $b_plan, off:"
-        msg+=" $(bytes_sent "off_$v")), one log line, no warning"
+        msg+=" $(cs_engine_bytes_sent "off_$v")), one log line, no warning"
         cs_report ok "apply_$v: $msg"
     else
         msg="sent $a_sent (planned $b_plan), $n log lines, $w warnings,"
@@ -115,7 +102,7 @@ variant() {
 
     if ! grep -q -e "relabel:" -e warning "off_$v/err" &&
             [ "$(grep '^mapB' "off_$v/out")" = "mapB 3 1 2" ] &&
-            [ "$(bytes_sent "off_$v")" = "$sent" ]; then
+            [ "$(cs_engine_bytes_sent "off_$v")" = "$sent" ]; then
         cs_report ok "off_$v: no relabel output, map and bytes unchanged"
     else
         cs_report FAIL "off_$v: output, other map or other bytes"

@@ -127,3 +127,18 @@ cs_native_vs_shim() {
     done
     return "$status"
 }
+
+# cs_engine_bytes_sent DIR: bytes sent by the engine, all ranks and
+# routines, from the one JSON report (costa_shim.*.json) in DIR; -1 when
+# there is not exactly one.  Needs PYTHON.
+cs_engine_bytes_sent() {
+    "${PYTHON:-python3}" - "$1" <<'EOF'
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/costa_shim.*.json")
+if len(files) != 1:
+    print(-1)
+    sys.exit(0)
+r = json.load(open(files[0]))
+print(sum(x["bytes_sent"] for x in r["routines"] if x["path"] == "engine"))
+EOF
+}
