@@ -229,6 +229,7 @@ struct cs_eng_plan {
     int64_t a_ld, b_ld;
     int nsend, nrecv;
     cs_eng_peer_t *send, *recv;
+    int *send_order;        /* indices into send[]: the order to pack */
     cs_eng_combo_t *send_combo, *recv_combo;
     int64_t nlocal;
     cs_eng_combo_t *local_combo;

@@ -371,12 +371,8 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     }
     int nrecvreq = nr;
 
-    /* 2. pack and send package by package, starting after this rank so
-     * that not everybody sends to rank 0 first */
-    int start = 0;
-    while (start < plan->nsend && plan->send[start].peer < plan->me) {
-        start++;
-    }
+    /* 2. pack and send package by package, in the plan's order (largest
+     * first, see order_sends in plan.c) */
     progress_t pg = {.plan = plan,
                      .nrecvreq = nrecvreq,
                      .nreq = nrecvreq + plan->nsend,
@@ -386,7 +382,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                      .b = b,
                      .rbuf = rbuf};
     for (int k = 0; k < plan->nsend; k++) {
-        const cs_eng_peer_t *pe = &plan->send[(start + k) % plan->nsend];
+        const cs_eng_peer_t *pe = &plan->send[plan->send_order[k]];
         copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads,
                   &pg);
         for (int64_t off = 0; off < pe->bytes; off += chunk) {

@@ -269,6 +269,49 @@ static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
            op->mask >= CS_ENG_MASK_NONE && op->mask <= CS_ENG_MASK_LOWER;
 }
 
+/* One send peer as ordered by send_order_cmp. */
+typedef struct {
+    int64_t bytes;
+    int64_t after; /* distance after this rank, wrapping */
+    int idx;
+} send_key_t;
+
+static int send_order_cmp(const void *x, const void *y)
+{
+    const send_key_t *a = x, *b = y;
+    if (a->bytes != b->bytes) {
+        return a->bytes > b->bytes ? -1 : 1;
+    }
+    return (a->after > b->after) - (a->after < b->after);
+}
+
+/*
+ * The order in which execution packs and sends: largest packages first (so
+ * the longest transfers start earliest and overlap with the packing of the
+ * rest), equal ones starting after this rank and wrapping around (so that
+ * not every rank sends to the same peer first).
+ */
+static cs_status_t order_sends(cs_eng_plan_t *plan)
+{
+    send_key_t *k = malloc(((size_t)plan->nsend + 1) * sizeof(*k));
+    plan->send_order = malloc(((size_t)plan->nsend + 1) * sizeof(int));
+    if (!k || !plan->send_order) {
+        free(k);
+        return CS_ERR_NOMEM;
+    }
+    for (int i = 0; i < plan->nsend; i++) {
+        int64_t d = (int64_t)plan->send[i].peer - plan->me;
+        k[i] = (send_key_t){plan->send[i].bytes,
+                            d > 0 ? d : d + ((int64_t)1 << 32), i};
+    }
+    qsort(k, (size_t)plan->nsend, sizeof(*k), send_order_cmp);
+    for (int i = 0; i < plan->nsend; i++) {
+        plan->send_order[i] = k[i].idx;
+    }
+    free(k);
+    return CS_OK;
+}
+
 cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                const cs_eng_layout_t *b,
                                const cs_eng_op_t *op, int me,
@@ -329,6 +372,9 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                              &plan->recv_combo, &plan->recv_bytes);
     }
     if (st == CS_OK) {
+        st = order_sends(plan);
+    }
+    if (st == CS_OK) {
         plan->nlocal = local.n;
         plan->local_combo =
             malloc(((size_t)local.n + 1) * sizeof(*plan->local_combo));
@@ -381,6 +427,7 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     cs_eng_overlay_free(&plan->rows);
     cs_eng_overlay_free(&plan->cols);
     free(plan->send);
+    free(plan->send_order);
     free(plan->recv);
     free(plan->send_combo);
     free(plan->recv_combo);
