@@ -30,8 +30,10 @@ static void copy_case(rng_t *g, int stream)
 {
     static const size_t sizes[] = {4, 8, 16, 3};
     size_t es = sizes[rnd(g, 4)];
-    int64_t rows = 1 + (int64_t)rnd(g, 90);
-    int64_t cols = 1 + (int64_t)rnd(g, 90);
+    /* long columns now and then: streaming copies stream only pieces of
+     * CS_ENG_STREAM_MIN_RUN bytes and more */
+    int64_t rows = 1 + (int64_t)rnd(g, chance(g, 25) ? 400 : 90);
+    int64_t cols = 1 + (int64_t)rnd(g, 40);
     int trans = (int)rnd(g, 2);
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
