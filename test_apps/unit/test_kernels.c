@@ -38,10 +38,11 @@ static void copy_case(rng_t *g, int stream)
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
     int64_t srs = trans ? sld : 1, scs = trans ? 1 : sld;
-    /* destination: column-major, ld sometimes a multiple of 32 bytes */
+    /* destination: column-major, ld sometimes a multiple of 32/64 bytes */
     int64_t dld = rows + (int64_t)rnd(g, 9);
     if (rnd(g, 2)) {
-        int64_t q = (int64_t)(32 / (es % 32 ? es : 1));
+        /* a multiple of 32 or 64 bytes (streamed transposes need 64) */
+        int64_t q = (int64_t)((rnd(g, 2) ? 64 : 32) / es);
         q = q > 0 ? q : 1;
         dld = (dld + q - 1) / q * q;
     }
