@@ -102,6 +102,14 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
 void cs_shim_plan_cache_clear(void);
 
 /*
+ * The most recently used cached table (n ints, rows of nrow ints) whose
+ * row `me` equals row, or NULL.  Lets p?gemr2d skip its table exchange
+ * when every rank holds the same cached table (see shim_redist.c).  The
+ * pointer is valid until the next put or clear.  Local.
+ */
+const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me);
+
+/*
  * Like cs_shim_engine_prepare() for a plan that already exists (from the
  * cache): threads and overlap into *opts_p, buffers reserved, memory cap.
  */

@@ -1,11 +1,13 @@
 /*
- * shim/shim_gemr2d.c - serving p?gemr2d: descriptors to layouts, the
- * collective engine-or-fallback decision, and the call of the engine.
+ * shim/shim_redist.c - serving p?gemr2d and p?trmr2d: descriptors to
+ * layouts, the collective engine-or-fallback decision, and the call of the
+ * engine.
  *
  * The decision follows scalapack-semantics.md section 5: every process of
  * the global context reports its own view (membership and coordinates in A
  * and B, A's and B's parameters, local problems) in ONE MPI_Allgather on
- * the context's private communicator, and every process then evaluates the
+ * the context's private communicator (replaced by one small MPI_Allreduce
+ * when every rank holds that same table from an earlier call), and every process then evaluates the
  * same deterministic rules on the same table, so all take the same path
  * before anything is sent.  Input ScaLAPACK rejects goes to the real routine
  * (the user sees ScaLAPACK's own message); input on which ScaLAPACK would
@@ -323,6 +325,40 @@ static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
     }
 }
 
+/*
+ * The table of every rank's row (np rows of F_NINFO ints) into tab.
+ * RATIONALE: applications repeat the same call (the plan cache's case);
+ * then one MPI_Allreduce of three integers replaces the MPI_Allgather of
+ * np rows (O(np) bytes to every rank).  Each rank proposes the cached
+ * table whose row `me` is its current row.  If every rank proposes one,
+ * and all of them are the same table (the maximum and minimum of their
+ * hashes agree), then that table holds every rank's current row, i.e. it
+ * is the table the allgather would return (up to a collision of the 63-bit
+ * FNV-1a hashes of different tables, about 2^-63); otherwise, and always
+ * on the first call of a shape, the rows are gathered.  Collective.
+ */
+static void exchange_table(const int *row, int *tab, int np, int me,
+                           MPI_Comm comm, const char *name)
+{
+    int n = np * F_NINFO;
+    const int *prev = cs_shim_plan_cache_table(row, F_NINFO, n, me);
+    int64_t mine[3] = {1, 0, 0}, all[3];
+    if (prev) {
+        int64_t h = (int64_t)(cs_shim_relabel_hash(0, prev, n) & INT64_MAX);
+        mine[0] = 0;
+        mine[1] = h;
+        mine[2] = -h;
+    }
+    MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
+    if (all[0] == 0 && all[1] == -all[2]) {
+        memcpy(tab, prev, (size_t)n * sizeof(int));
+        cs_log_debug("%s: table exchange skipped (every rank has it cached)",
+                     name);
+        return;
+    }
+    MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+}
+
 /* Collective part: table, decision, engine.  Fills rec and trace; on a
  * fallback decision the caller runs the real routine. */
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -360,7 +396,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (!tab) {
         cs_shim_fatal("%s: out of memory", name);
     }
-    MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+    exchange_table(row, tab, np, me, comm, name);
 
     grid_t ga = {0}, gb = {0};
     char msg[512] = "";

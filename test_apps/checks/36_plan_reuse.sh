@@ -3,7 +3,15 @@
 # (shim/shim_plan_cache.c): results stay exact with fresh arrays and values
 # every round and after grids are freed and recreated with other shapes
 # (recycled BLACS handles); every call is on the engine; each rank builds
-# one plan per layout (COSTA_SHIM_VERBOSE=2 plan lines), not one per call.
+# one plan per layout and leading dimension (COSTA_SHIM_VERBOSE=2 plan
+# lines), not one per call, and skips its table exchange exactly when every
+# rank has the table cached (COSTA_SHIM_LOG_LEVEL=debug lines): rounds 1-5
+# of each layout's 6 (the table holds no leading dimensions, so rounds 3
+# and 4, where the last rank's B has a larger one, skip it too, but that
+# rank must build a plan for them), never in the 3-rank part that
+# alternates two layouts over all ranks but the last (that rank always
+# holds a table matching its row, the members never the newest: a rank
+# that skipped alone would hang).
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, PYTHON.
 set -euo pipefail
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
@@ -17,6 +25,7 @@ for np in 2 3; do
     env LD_PRELOAD="$CS_SHIM" COSTA_SHIM_FALLBACK=never \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$out" \
         COSTA_SHIM_VERBOSE=2 COSTA_SHIM_LOG_FILE="$out/trace.%r" \
+        COSTA_SHIM_LOG_LEVEL=debug \
         timeout 120 "$MPIEXEC" -n "$np" "$app" > "$out/stdout.txt" \
         2> "$out/stderr.txt"
     cat "$out/stdout.txt"
@@ -25,12 +34,25 @@ for np in 2 3; do
     "${PYTHON:-python3}" "$stats" "$out" --routine-regex '^pdgemr2d_$' \
         --expect-engine-calls "$calls" --no-fallback
     # a plan line is written when a plan is built, not when one is reused:
-    # two layouts, six calls each -> two plans per rank
+    # two layouts, six calls each -> two plans per rank, four on the last
+    # (its leading dimension changes in rounds 3 and 4 of each layout)
     for t in "$out"/trace.*; do
         built=$(grep -c '^COSTA_SHIM_PLAN' "$t" || true)
         made=$(grep -c '^COSTA_SHIM r:' "$t" || true)
         echo "$(basename "$t"): $made calls, $built plans built"
-        [ "$made" = 12 ] && [ "$built" = 2 ] ||
-            { echo "FAIL: expected 12 calls and 2 plans built"; exit 1; }
+        # with 3+ ranks, 6 more calls with two more layouts (every rank
+        # builds their two plans, also the last one, which is in neither
+        # grid: its plan is empty)
+        calls=12 want=2
+        [ "$np" -ge 3 ] && calls=18 want=4
+        [ "$t" = "$out/trace.$((np - 1))" ] && want=$((want + 2))
+        [ "$made" = "$calls" ] && [ "$built" = "$want" ] || {
+            echo "FAIL: expected $calls calls and $want plans built"
+            exit 1
+        }
     done
+    skipped=$(grep -c 'table exchange skipped' "$out/stderr.txt" || true)
+    echo "np $np: table exchange skipped $skipped times"
+    [ "$skipped" = $((10 * np)) ] ||
+        { echo "FAIL: expected $((10 * np)) skipped exchanges"; exit 1; }
 done

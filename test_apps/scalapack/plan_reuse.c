@@ -5,7 +5,14 @@
  * same.  Each round uses fresh arrays (other pointers) and other values;
  * then the grids are freed and others created (BLACS recycles the context
  * handles) with other shapes but the same descriptors' numbers, so a plan
- * keyed by handle values would be stale.  Checks every element of B.
+ * keyed by handle values would be stale.  Rounds 3 and 4 of each layout
+ * give the last rank's B a larger leading dimension (only there: that
+ * rank's plan changes, the other ranks' do not).  Checks every element of
+ * B.  With 3 or more ranks a third part alternates two layouts of the same
+ * size on a grid of all ranks but the last: the last rank's table row is
+ * the same for both (it is in neither grid), so it always has a cached
+ * table for its row while the members' newest one is the other layout's:
+ * the shim must gather (a rank skipping alone would hang).
  * Run natively and under the shim; prints "cs_test: OK" on rank 0.
  */
 #include <stdio.h>
@@ -15,7 +22,7 @@
 #include "cs_test.h"
 
 static int check_round(int ctxa, int ctxb, int gctx, int m, int n, int mba,
-                       int mbb, int round)
+                       int mbb, int round, int pad)
 {
     int pa, qa, ra, ca, pb, qb, rb, cb, zero = 0, info;
     Cblacs_gridinfo(ctxa, &pa, &qa, &ra, &ca);
@@ -24,7 +31,7 @@ static int check_round(int ctxa, int ctxb, int gctx, int m, int n, int mba,
     int lca = numroc_(&n, &mba, &ca, &zero, &qa);
     int lrb = numroc_(&m, &mbb, &rb, &zero, &pb);
     int lcb = numroc_(&n, &mbb, &cb, &zero, &qb);
-    int llda = lra > 1 ? lra : 1, lldb = lrb > 1 ? lrb : 1;
+    int llda = lra > 1 ? lra : 1, lldb = (lrb > 1 ? lrb : 1) + pad;
     int da[9], db[9];
     descinit_(da, &m, &n, &mba, &mba, &zero, &zero, &ctxa, &llda, &info);
     descinit_(db, &m, &n, &mbb, &mbb, &zero, &zero, &ctxb, &lldb, &info);
@@ -56,6 +63,50 @@ static int check_round(int ctxa, int ctxb, int gctx, int m, int n, int mba,
     return bad;
 }
 
+/* One call from a 1 x (np - 1) grid with blocks mba to one with blocks mbb
+ * over the first np - 1 ranks; the last rank takes part through gctx
+ * only.  Returns the wrong elements of B here. */
+static int check_sub(int ctx, int gctx, int m, int n, int mba, int mbb,
+                     int round)
+{
+    int p = 0, q = 0, r = -1, c = -1, zero = 0, info, one = 1;
+    int da[9] = {1, -1, m, n, mba, mba, 0, 0, 1};
+    int db[9] = {1, -1, m, n, mbb, mbb, 0, 0, 1};
+    double *a = NULL, *b = NULL;
+    int lra = 0, lca = 0, lrb = 0, lcb = 0;
+    if (ctx >= 0) {
+        Cblacs_gridinfo(ctx, &p, &q, &r, &c);
+    }
+    if (r >= 0) {
+        lra = numroc_(&m, &mba, &r, &zero, &p);
+        lca = numroc_(&n, &mba, &c, &zero, &q);
+        lrb = numroc_(&m, &mbb, &r, &zero, &p);
+        lcb = numroc_(&n, &mbb, &c, &zero, &q);
+        int llda = lra > 1 ? lra : 1, lldb = lrb > 1 ? lrb : 1;
+        descinit_(da, &m, &n, &mba, &mba, &zero, &zero, &ctx, &llda, &info);
+        descinit_(db, &m, &n, &mbb, &mbb, &zero, &zero, &ctx, &lldb, &info);
+        a = malloc(sizeof(double) * (size_t)llda * (size_t)(lca + 1));
+        b = malloc(sizeof(double) * (size_t)lldb * (size_t)(lcb + 1));
+        for (int j = 0; j < lca; j++) {
+            for (int i = 0; i < lra; i++) {
+                int gj = (j / mba * q + c) * mba + j % mba;
+                a[i + (size_t)j * llda] = i * 1000.0 + gj + round * 0.5;
+            }
+        }
+    }
+    pdgemr2d_(&m, &n, a, &one, &one, da, b, &one, &one, db, &gctx);
+    int bad = 0;
+    for (int j = 0; j < lcb; j++) {
+        for (int i = 0; i < lrb; i++) {
+            int gj = (j / mbb * q + c) * mbb + j % mbb;
+            bad += b[i + (size_t)j * db[8]] != i * 1000.0 + gj + round * 0.5;
+        }
+    }
+    free(a);
+    free(b);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -74,17 +125,35 @@ int main(int argc, char **argv)
         gctx = sys;
         Cblacs_gridinit(&gctx, "R", 1, np);
         for (int r = 0; r < 6; r++, rounds++) {
-            bad += check_round(ctxa, ctxb, gctx, 37, 29, 4, 5, rounds);
+            int pad = (r == 3 || r == 4) && me == np - 1 ? 3 : 0;
+            bad += check_round(ctxa, ctxb, gctx, 37, 29, 4, 5, rounds, pad);
         }
         Cblacs_gridexit(ctxa);
         Cblacs_gridexit(ctxb);
+        Cblacs_gridexit(gctx);
+    }
+    int sub_calls = 0;
+    if (np >= 3) {
+        int ctx, gctx;
+        Cblacs_get(-1, 0, &sys);
+        ctx = sys;
+        Cblacs_gridinit(&ctx, "R", 1, np - 1); /* -1 on the last rank */
+        gctx = sys;
+        Cblacs_gridinit(&gctx, "R", 1, np);
+        for (int r = 0; r < 6; r++, sub_calls++) {
+            bad += check_sub(ctx, gctx, 23, 31, r % 2 ? 3 : 4, r % 2 ? 7 : 5,
+                             rounds + r);
+        }
+        if (ctx >= 0) {
+            Cblacs_gridexit(ctx);
+        }
         Cblacs_gridexit(gctx);
     }
     int all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0) {
         printf("plan_reuse: %d rounds, %d wrong elements\n", rounds, all);
-        printf("calls %d\n", rounds * np);
+        printf("calls %d\n", rounds * np + sub_calls * np);
         if (all == 0) {
             printf("cs_test: OK\n");
         }
