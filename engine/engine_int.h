@@ -220,6 +220,9 @@ typedef struct {
     int64_t bytes;
     int64_t first, count;   /* combos */
     int64_t buf_off;        /* byte offset in the send or receive buffer */
+    int64_t zc_off;         /* >= 0: the package is this one contiguous
+                             * byte range of A (send) or B (receive), sent
+                             * from or received into it directly */
 } cs_eng_peer_t;
 
 struct cs_eng_plan {

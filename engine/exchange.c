@@ -271,6 +271,9 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int threads, progress_t *pg)
 {
+    if (pe->zc_off >= 0) {
+        return; /* sent from A or received into B directly */
+    }
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
         char *pkg = buf + pe->buf_off + combos[k].off;
         if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
@@ -360,10 +363,11 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     for (int p = 0; p < plan->nrecv; p++) {
         const cs_eng_peer_t *pe = &plan->recv[p];
         plan->remaining[p] = 0;
+        char *dst = pe->zc_off >= 0 ? b + pe->zc_off : rbuf + pe->buf_off;
         for (int64_t off = 0; off < pe->bytes; off += chunk) {
             int64_t len = pe->bytes - off < chunk ? pe->bytes - off : chunk;
-            check_mpi(MPI_Irecv(rbuf + pe->buf_off + off, (int)len, MPI_BYTE,
-                                pe->peer, CS_ENG_TAG, comm, &reqs[nr]),
+            check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
+                                CS_ENG_TAG, comm, &reqs[nr]),
                       "MPI_Irecv");
             plan->req_peer[nr++] = p;
             plan->remaining[p]++;
@@ -385,10 +389,12 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         const cs_eng_peer_t *pe = &plan->send[plan->send_order[k]];
         copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads,
                   &pg);
+        const char *src =
+            pe->zc_off >= 0 ? a + pe->zc_off : sbuf + pe->buf_off;
         for (int64_t off = 0; off < pe->bytes; off += chunk) {
             int64_t len = pe->bytes - off < chunk ? pe->bytes - off : chunk;
-            check_mpi(MPI_Isend(sbuf + pe->buf_off + off, (int)len, MPI_BYTE,
-                                pe->peer, CS_ENG_TAG, comm, &reqs[nr++]),
+            check_mpi(MPI_Isend(src + off, (int)len, MPI_BYTE, pe->peer,
+                                CS_ENG_TAG, comm, &reqs[nr++]),
                       "MPI_Isend");
         }
     }

@@ -110,6 +110,47 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
     return CS_OK;
 }
 
+/*
+ * Zero copy: the byte offset of the package of peer pe inside the local
+ * array of A (side A, sending) or B (side B, receiving) when the package is
+ * exactly one contiguous range there, in the same order; -1 otherwise.  A
+ * package is stored column-major in A's orientation (see exchange.c), so it
+ * is one range when it is a single block whose columns are whole columns
+ * of the array (or a single column).  Receiving directly is only possible
+ * when unpacking would be a plain copy in the same orientation.
+ */
+static int64_t zero_copy_offset(const cs_eng_plan_t *plan,
+                                const cs_eng_peer_t *pe,
+                                const cs_eng_combo_t *combos, int side)
+{
+    if (pe->count != 1) {
+        return -1;
+    }
+    const cs_eng_group_t *rg = &plan->rows.group[combos[pe->first].rg];
+    const cs_eng_group_t *cg = &plan->cols.group[combos[pe->first].cg];
+    if (rg->run_count[side] != 1 || cg->run_count[side] != 1) {
+        return -1;
+    }
+    const cs_eng_run_t *r = plan->rows.runs[side] + rg->run_first[side];
+    const cs_eng_run_t *c = plan->cols.runs[side] + cg->run_first[side];
+    int tr = side == CS_ENG_SIDE_A && plan->op.trans;
+    /* the array's rows and columns of the package, local offsets */
+    int64_t rows = tr ? c->len : r->len, cols = tr ? r->len : c->len;
+    int64_t roff = side == CS_ENG_SIDE_A ? (tr ? c->offa : r->offa) : r->offb;
+    int64_t coff = side == CS_ENG_SIDE_A ? (tr ? r->offa : c->offa) : c->offb;
+    int order = side == CS_ENG_SIDE_A ? plan->a_order : plan->b_order;
+    int64_t ld = side == CS_ENG_SIDE_A ? plan->a_ld : plan->b_ld;
+    if (order != CS_ENG_COLMAJOR || (cols != 1 && rows != ld)) {
+        return -1;
+    }
+    if (side == CS_ENG_SIDE_B &&
+        (plan->xf.mode != CS_XM_COPY || plan->xf.conj ||
+         plan->xf.mask != CS_ENG_MASK_NONE || plan->op.trans)) {
+        return -1;
+    }
+    return (roff + coff * ld) * (int64_t)plan->op.esize;
+}
+
 int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
                    const cs_eng_group_t *rg, const cs_eng_group_t *cg)
 {
@@ -373,6 +414,18 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     }
     if (st == CS_OK) {
         st = order_sends(plan);
+    }
+    for (int i = 0; st == CS_OK && i < plan->nsend; i++) {
+        plan->send[i].zc_off = plan->b_only
+                                   ? -1
+                                   : zero_copy_offset(plan, &plan->send[i],
+                                                      plan->send_combo,
+                                                      CS_ENG_SIDE_A);
+    }
+    for (int i = 0; st == CS_OK && i < plan->nrecv; i++) {
+        plan->recv[i].zc_off = zero_copy_offset(plan, &plan->recv[i],
+                                                plan->recv_combo,
+                                                CS_ENG_SIDE_B);
     }
     if (st == CS_OK) {
         plan->nlocal = local.n;
