@@ -109,8 +109,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
 /* calls the shim is documented to hand to PBLAS (reason unsupported):
  * complex p?tran, p?tranu, p?tranc and p?geadd with beta = 1 and alpha
- * not 0, whose rounding (and sign of zeros) depends on PBLAS's internal
- * buffering;
+ * not 0, and real ones with beta = 1 and alpha not 0 or 1, whose rounding
+ * (and sign of zeros) depends on PBLAS's internal buffering (?AXPY, which
+ * may fuse, or its own loop);
  * complex scalings PBLAS does with ?SCAL (alpha = 0 with beta not 0 or 1,
  * and p?tradd's); replicated operands (RSRC or CSRC = -1). */
 static long g_calls_unsup;
@@ -693,8 +694,8 @@ static void call_pblas(cfg_t *c)
     int conj = c->fam == F_TRAN ? c->conj : (c->trans == 'C' || c->trans == 'c');
     int tradd_scal = c->fam == F_TRADD && ((!b0 && !b1) || (!a0 && !a1 && !conj));
     if (m > 0 && n > 0 && !(a0 && b1) &&
-        ((is_cplx(c->t) && ((c->fam != F_TRADD && b1 && !a0) ||
-                            (a0 && !b0 && !b1) || tradd_scal)) ||
+        ((c->fam != F_TRADD && b1 && !a0 && (is_cplx(c->t) || !a1)) ||
+         (is_cplx(c->t) && ((a0 && !b0 && !b1) || tradd_scal)) ||
          g_replicated))
         g_calls_unsup++;
     g_calls++;
