@@ -99,39 +99,38 @@ def analyse(rows, base):
     return out
 
 
+def target(name, rows, missed, show, word="missed"):
+    """(name, met, detail) of one target: rows are the cases it applies
+    to, missed(a) says whether case a misses it, show(a) what to print."""
+    miss = [f"{short(a['bench'])} {a['case']} {show(a)}" for a in rows
+            if missed(a)]
+    detail = (f"{word}: " + ", ".join(miss) if miss else
+              f"all {len(rows)} cases" if rows else "no cases")
+    return (name, not miss and bool(rows), detail)
+
+
 def targets(an):
     """[(name, met, detail)] for the project's targets."""
-    res = []
-    big = [a for a in an if 3984 <= a["size"] <= 4000 and a["floor"]]
-    miss = [f"{short(a['bench'])} {a['case']} {100 * a['floor']:.0f} %"
-            for a in big if a["floor"] < FLOOR_TARGET]
-    res.append(("at least 50 % of the copy floor on every 4000x4000 case",
-                not miss and bool(big),
-                "missed: " + ", ".join(miss) if miss else
-                f"all {len(big)} cases"))
-    small = [a for a in an if a["size"] == 200 and a["ratio"]]
-    miss = [f"{short(a['bench'])} {a['case']} {a['ratio']:.2f}"
-            for a in small if a["ratio"] > SMALL_TARGET]
-    res.append(("200x200 steady state at most half of native",
-                not miss and bool(small),
-                "missed: " + ", ".join(miss) if miss else
-                f"all {len(small)} cases"))
-    firsts = [a for a in an if a["first"]]
-    miss = [f"{short(a['bench'])} {a['case']} {a['first']:.2f}x"
-            for a in firsts if a["first"] > FIRST_TARGET]
-    res.append(("first call at most 1.5x the steady state",
-                not miss and bool(firsts),
-                "missed: " + ", ".join(miss) if miss else
-                f"all {len(firsts)} cases"))
-    comp = [a for a in an if a["prev"] and a["floor"]]
-    miss = [f"{short(a['bench'])} {a['case']} {100 * a['floor']:.0f} % vs "
-            f"{100 * a['prev']:.0f} %" for a in comp
-            if a["floor"] * NOISE < a["prev"]]
-    res.append(("no case slower than the previous release (fraction of "
-                "the copy floor, 10 % tolerance)", not miss and bool(comp),
-                "slower: " + ", ".join(miss) if miss else
-                f"{len(comp)} cases compared" if comp else "no baseline"))
-    return res
+    return [
+        target("at least 50 % of the copy floor on every 4000x4000 case",
+               [a for a in an if 3984 <= a["size"] <= 4000 and a["floor"]],
+               lambda a: a["floor"] < FLOOR_TARGET,
+               lambda a: f"{100 * a['floor']:.0f} %"),
+        target("200x200 steady state at most half of native",
+               [a for a in an if a["size"] == 200 and a["ratio"]],
+               lambda a: a["ratio"] > SMALL_TARGET,
+               lambda a: f"{a['ratio']:.2f}"),
+        target("first call at most 1.5x the steady state",
+               [a for a in an if a["first"]],
+               lambda a: a["first"] > FIRST_TARGET,
+               lambda a: f"{a['first']:.2f}x"),
+        target("no case slower than the previous release (fraction of "
+               "the copy floor, 10 % tolerance)",
+               [a for a in an if a["prev"] and a["floor"]],
+               lambda a: a["floor"] * NOISE < a["prev"],
+               lambda a: f"{100 * a['floor']:.0f} % vs "
+                         f"{100 * a['prev']:.0f} %", "slower"),
+    ]
 
 
 def table(an):

@@ -40,26 +40,8 @@ void blacs_gridinit_(int *, const char *, const int *, const int *, size_t);
 void blacs_gridmap_(int *, int *, const int *, const int *, const int *);
 void blacs_gridexit_(const int *);
 
-static int g_rank, g_np;
-
-static void die(const char *msg)
-{
-    fprintf(stderr, "[rank %d] relabel_demo: %s\n", g_rank, msg);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-/* The value of global element (i, j), 0-based. */
-static double value(int64_t i, int64_t j)
-{
-    return (double)(i * 7919 + j) + 0.25 * (double)((i ^ j) & 3);
-}
-
-static void parse_pair(const char *s, int *a, int *b)
-{
-    if (sscanf(s, "%dx%d", a, b) != 2 || *a < 1 || *b < 1) {
-        die("bad AxB argument");
-    }
-}
+#define CS_RELABEL_APP_NAME "relabel_demo"
+#include "cs_relabel_app.h"
 
 /* A grid P x Q over MPI_COMM_WORLD: how = 'R', 'C' or 'V' (reversed
  * gridmap); C or Fortran BLACS interface. */

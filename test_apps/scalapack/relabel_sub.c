@@ -40,26 +40,8 @@
 #include "cs_blacs.h"
 #include "cs_test.h"
 
-static int g_rank, g_np;
-
-static void die(const char *msg)
-{
-    fprintf(stderr, "[rank %d] relabel_sub: %s\n", g_rank, msg);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-/* The value of global element (i, j), 0-based. */
-static double value(int64_t i, int64_t j)
-{
-    return (double)(i * 7919 + j) + 0.25 * (double)((i ^ j) & 3);
-}
-
-static void parse_pair(const char *s, int *a, int *b)
-{
-    if (sscanf(s, "%dx%d", a, b) != 2 || *a < 1 || *b < 1) {
-        die("bad AxB argument");
-    }
-}
+#define CS_RELABEL_APP_NAME "relabel_sub"
+#include "cs_relabel_app.h"
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {

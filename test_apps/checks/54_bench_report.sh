@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test_apps/checks/54_bench_report.sh - scripts/bench_report.py (the last
+# step of `make bench`) on fixed CSV rows, no timing: checks that
+#   (a) every row is in the table, with shim/native, floor % and the
+#       baseline's floor % computed from the numbers given;
+#   (b) each target says MET or NOT MET as the numbers demand (a 4000x4000
+#       case at 40 % of the floor, a 200x200 case at 0.6 of native, a first
+#       call at 3x (1.5x is still met), a case slower than the baseline
+#       by more than 10 %);
+#   (c) --md and --svg write the page (table, targets, baseline note) and
+#       an SVG with one polyline per series and path;
+#   (d) no rows is a usage error (exit 1 with a message, no traceback).
+# Environment (run_checks.sh): CS_OUT, CS_TOP, PYTHON.
+set -uo pipefail
+. "$(dirname "$0")/../lib/checks_lib.sh"
+: "${CS_OUT:?}"
+PYTHON=${PYTHON:-python3}
+top=${CS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+tool=$top/scripts/bench_report.py
+cs_need_files "$tool"
+cs_fresh_dir "$CS_OUT"
+cd "$CS_OUT" || exit 1
+fails=0
+
+head=bench,case,description,size,reps,native_ms,shim_ms,floor_ms
+head=$head,native_first_ms,shim_first_ms,ok
+{
+    echo "$head"
+    echo 'bench_gemr2d,b,"4000x4000 blk 36->128",4000,15,100,10,4,110,30,1'
+    echo 'bench_gemr2d,e,"200x200",200,200,0.10,0.06,0.03,1,0.07,1'
+    echo 'bench_gemr2d,i,"1000x1000",1000,30,10,1,0.5,11,1.2,1'
+    echo 'bench_gemr2d,j,"8000x8000",8000,5,400,40,16,420,44,1'
+    echo 'bench_tran,a,"pdtran 4000x4000",4000,15,20,5,4,21,5.5,1'
+    echo 'bench_tran,e,"pdtran 200x200",200,200,0.06,0.02,0.01,0.5,0.03,1'
+} > rows.csv
+{
+    echo "# the previous release, made up for this check"
+    echo "$head"
+    echo 'bench_gemr2d,b,"4000x4000 blk 36->128",4000,15,100,8,4,110,30,1'
+    echo 'bench_tran,a,"pdtran 4000x4000",4000,15,20,8,4,21,9,1'
+} > base.csv
+
+"$PYTHON" "$tool" --csv rows.csv --baseline base.csv --md perf.md \
+    --svg perf.svg --meta "check 54" > out.txt 2> err.txt
+rc=$?
+cat out.txt err.txt
+[ "$rc" = 0 ] && cs_report ok "bench_report.py ran" ||
+    cs_report FAIL "bench_report.py exited with $rc"
+
+# (a) rows and computed columns
+row() { grep -F "| $1 |" out.txt; }
+row "gemr2d b" | grep -q '| 0.100 | 40 | 30.000 | 3.00 | 1.10 | 50 | ok |' &&
+    cs_report ok "(a) gemr2d b: ratio, floor %, first/median, prev floor %" ||
+    cs_report FAIL "(a) gemr2d b row wrong"
+row "tran a" | grep -q '| 0.250 | 80 | 5.500 | 1.10 | 1.05 | 50 | ok |' &&
+    cs_report ok "(a) tran a row" ||
+    cs_report FAIL "(a) tran a row wrong"
+[ "$(grep -c '^| gemr2d \|^| tran ' out.txt)" = 6 ] &&
+    cs_report ok "(a) six rows" ||
+    cs_report FAIL "(a) not six rows"
+
+# (b) targets
+expect_line() {
+    if grep -qF -- "$1" out.txt; then
+        cs_report ok "(b) $1"
+    else
+        cs_report FAIL "(b) missing: $1"
+    fi
+}
+expect_line "NOT MET at least 50 % of the copy floor on every 4000x4000 case: missed: gemr2d b 40 %"
+expect_line "NOT MET 200x200 steady state at most half of native: missed: gemr2d e 0.60"
+expect_line "NOT MET first call at most 1.5x the steady state: missed: gemr2d b 3.00x"
+expect_line "NOT MET no case slower than the previous release (fraction of the copy floor, 10 % tolerance): slower: gemr2d b 40 % vs 50 %"
+
+# (c) page and chart
+if grep -q '^# Performance' perf.md && grep -q 'Measured: check 54' perf.md &&
+   grep -q 'Baseline: the previous release, made up' perf.md &&
+   grep -q '^\* \*\*not met\*\*: at least 50 %' perf.md &&
+   grep -q '(perf.svg)' perf.md; then
+    cs_report ok "(c) perf.md: title, meta, baseline note, targets, chart"
+else
+    cs_report FAIL "(c) perf.md incomplete"
+fi
+if [ "$(grep -c '<polyline' perf.svg)" = 4 ] && grep -q '</svg>' perf.svg; then
+    cs_report ok "(c) perf.svg: 4 lines (2 series x native/shim)"
+else
+    cs_report FAIL "(c) perf.svg: expected 4 polylines"
+fi
+
+# (d) nothing to report
+"$PYTHON" "$tool" --csv missing.csv > none.txt 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'no benchmark rows' none.txt &&
+   ! grep -q Traceback none.txt; then
+    cs_report ok "(d) no rows: exit 1 with a message"
+else
+    cs_report FAIL "(d) no rows: exit $rc"
+    cat none.txt
+fi
+[ "$fails" -eq 0 ]
