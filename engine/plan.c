@@ -416,11 +416,9 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
         st = order_sends(plan);
     }
     for (int i = 0; st == CS_OK && i < plan->nsend; i++) {
-        plan->send[i].zc_off = plan->b_only
-                                   ? -1
-                                   : zero_copy_offset(plan, &plan->send[i],
-                                                      plan->send_combo,
-                                                      CS_ENG_SIDE_A);
+        plan->send[i].zc_off = zero_copy_offset(plan, &plan->send[i],
+                                                plan->send_combo,
+                                                CS_ENG_SIDE_A);
     }
     for (int i = 0; st == CS_OK && i < plan->nrecv; i++) {
         plan->recv[i].zc_off = zero_copy_offset(plan, &plan->recv[i],

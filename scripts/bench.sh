@@ -56,8 +56,8 @@ for st in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
 done
 if [ -n "$damon" ]; then
     echo "bench.sh: note: $damon: cold memory is reclaimed between" \
-         "calls, large cases will vary (as root: echo off > $st, then" \
-         "echo on after the run)" >&2
+         "calls, large cases will vary (as root: echo off >" \
+         "$damon_state, then echo on after the run)" >&2
 fi
 
 meta="$(date -u '+%Y-%m-%d %H:%M UTC'), $(hostname),\

@@ -103,11 +103,14 @@ void cs_shim_plan_cache_clear(void);
 
 /*
  * The most recently used cached table (n ints, rows of nrow ints) whose
- * row `me` equals row, or NULL.  Lets p?gemr2d skip its table exchange
- * when every rank holds the same cached table (see shim_redist.c).  The
- * pointer is valid until the next put or clear.  Local.
+ * row `me` equals row, or NULL; *hash_p gets its cs_shim_relabel_hash
+ * (computed once, when the table was cached).  Lets p?gemr2d skip its
+ * table exchange when every rank holds the same cached table (see
+ * shim_redist.c).  The pointer is valid until the next put or clear.
+ * Local.
  */
-const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me);
+const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
+                                    uint64_t *hash_p);
 
 /*
  * Like cs_shim_engine_prepare() for a plan that already exists (from the

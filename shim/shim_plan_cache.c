@@ -19,11 +19,13 @@
 #include <string.h>
 
 #include "shim/shim_call.h"
+#include "shim/shim_relabel.h"
 
 enum { CS_SHIM_PLAN_CACHE = 16, CS_SHIM_PLAN_CACHE_MAX_INTS = 1 << 20 };
 
 typedef struct {
     int *tab;           /* copy of the exchanged table, n ints */
+    uint64_t hash;      /* of tab, for cs_shim_plan_cache_table */
     int n;
     int me;
     int64_t extra[4];   /* leading dimensions and trapezoid */
@@ -86,6 +88,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     entry_free(victim);
     victim->tab = copy;
+    victim->hash = cs_shim_relabel_hash(0, copy, n);
     victim->n = n;
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));
@@ -101,7 +104,8 @@ void cs_shim_plan_cache_clear(void)
     }
 }
 
-const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me)
+const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
+                                    uint64_t *hash_p)
 {
     const cs_shim_plan_entry_t *best = NULL;
     for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
@@ -114,5 +118,9 @@ const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me)
             best = e;
         }
     }
-    return best ? best->tab : NULL;
+    if (!best) {
+        return NULL;
+    }
+    *hash_p = best->hash;
+    return best->tab;
 }

@@ -341,10 +341,11 @@ static void exchange_table(const int *row, int *tab, int np, int me,
                            MPI_Comm comm, const char *name)
 {
     int n = np * F_NINFO;
-    const int *prev = cs_shim_plan_cache_table(row, F_NINFO, n, me);
+    uint64_t hash = 0;
+    const int *prev = cs_shim_plan_cache_table(row, F_NINFO, n, me, &hash);
     int64_t mine[3] = {1, 0, 0}, all[3];
     if (prev) {
-        int64_t h = (int64_t)(cs_shim_relabel_hash(0, prev, n) & INT64_MAX);
+        int64_t h = (int64_t)(hash & INT64_MAX);
         mine[0] = 0;
         mine[1] = h;
         mine[2] = -h;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_plan_match.h"
 #include "cs_test.h"
 #include "engine/engine_int.h"
 
@@ -743,15 +744,7 @@ static int64_t test_plans(int ncases)
                     const cs_eng_combo_t *y = &pd->recv_combo[pr->first + i];
                     /* each plan keeps its own groups: same group, other
                      * index */
-                    const cs_eng_group_t *xr = &ps->rows.group[x->rg];
-                    const cs_eng_group_t *xc = &ps->cols.group[x->cg];
-                    const cs_eng_group_t *yr = &pd->rows.group[y->rg];
-                    const cs_eng_group_t *yc = &pd->cols.group[y->cg];
-                    CS_TEST_CHECK(xr->pa == yr->pa && xr->pb == yr->pb &&
-                                      xr->total == yr->total &&
-                                      xc->pa == yc->pa && xc->pb == yc->pb &&
-                                      xc->total == yc->total &&
-                                      x->off == y->off,
+                    CS_TEST_CHECK(cs_same_package_block(ps, x, pd, y),
                                   "plan case %d: package %d->%d combo %" PRId64,
                                   c, s, pe->peer, i);
                 }

@@ -63,6 +63,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cs_plan_match.h"
 #include "cs_test.h"
 #include "engine/engine_int.h"
 
@@ -434,14 +435,7 @@ static void check_package(const setup_t *s, const cs_eng_plan_t *ps,
          i++) {
         const cs_eng_combo_t *x = &ps->send_combo[pe->first + i];
         const cs_eng_combo_t *y = &pd->recv_combo[pr->first + i];
-        const cs_eng_group_t *xr = &ps->rows.group[x->rg];
-        const cs_eng_group_t *xc = &ps->cols.group[x->cg];
-        const cs_eng_group_t *yr = &pd->rows.group[y->rg];
-        const cs_eng_group_t *yc = &pd->cols.group[y->cg];
-        CS_TEST_CHECK(xr->pa == yr->pa && xr->pb == yr->pb &&
-                          xr->total == yr->total && xc->pa == yc->pa &&
-                          xc->pb == yc->pb && xc->total == yc->total &&
-                          x->off == y->off,
+        CS_TEST_CHECK(cs_same_package_block(ps, x, pd, y),
                       "%s P %d: package %d -> %d block %" PRId64, s->name,
                       s->P, ps->me, pe->peer, i);
     }
