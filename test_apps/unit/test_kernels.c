@@ -87,15 +87,18 @@ static void copy_case(rng_t *g, int stream)
 }
 
 /* d = alpha * op(s) + beta * d in double, element by element (the
- * engine's real AB mode), with a transposed source bigger than the
- * 64 x 64 pieces of xform.c. */
+ * engine's real modes), with a transposed source bigger than the 64 x 64
+ * pieces of xform.c and ragged edges for the 8 x 4 steps of
+ * xform_tkern.c. */
 static void xform_case(rng_t *g, int stream)
 {
     int64_t rows = 1 + (int64_t)rnd(g, 200);
     int64_t cols = 1 + (int64_t)rnd(g, 200);
     int64_t sld = cols + (int64_t)rnd(g, 5);
     int64_t dld = rows + (int64_t)rnd(g, 5);
-    double alpha = 0.5 + (double)rnd(g, 4);
+    /* alpha 1 or not, beta 0, 1 or not: every real mode */
+    double alpha = (double)rnd(g, 4) - 0.5;
+    alpha = alpha < 0.0 ? 1.0 : alpha;
     double beta = (double)rnd(g, 3);
     double *s = malloc((size_t)(sld * rows) * sizeof(double));
     double *d = malloc((size_t)(dld * cols) * sizeof(double));
@@ -114,9 +117,9 @@ static void xform_case(rng_t *g, int stream)
             if (beta == 0.0) {
                 *t = alpha == 1.0 ? a : alpha * a;
             } else if (beta == 1.0) {
-                *t = *t + alpha * a;
+                *t = alpha == 1.0 ? *t + a : *t + alpha * a;
             } else {
-                *t = alpha * a + beta * *t;
+                *t = alpha == 1.0 ? a + beta * *t : alpha * a + beta * *t;
             }
         }
     }
