@@ -508,17 +508,18 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
     rng_state = mix64(seed * 1000003ULL + (uint64_t)c);
     static const size_t esizes[] = {4, 8, 16, 12, 3, 8, 4, 1};
     size_t es = esizes[rr(0, 7)];
-    /* big cases: large blocks, so that threaded copies (from 128 KiB on)
-     * run; tall ones (one column) split rows over the threads */
+    /* big cases: large blocks, so that threaded copies (from 512 KiB on,
+     * engine/exchange.c) run; tall ones (one column) split rows over the
+     * threads */
     int big = c % 29 == 13 || c % 29 == 27;
     cs_eng_op_t op;
     memset(&op, 0, sizeof(op)); /* a plain copy: no transform */
     if (c % 29 == 13) {
-        op.m = rr(150, 260);
-        op.n = rr(150, 260);
+        op.m = rr(200, 300);
+        op.n = rr(200, 300);
         es = 16;
     } else if (big) {
-        op.m = rr(8200, 9000);
+        op.m = rr(33000, 36000);
         op.n = 1;
         es = 16;
     } else {
