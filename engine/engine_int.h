@@ -35,6 +35,7 @@ typedef struct {
     int pa, pb;         /* owning coordinates in A's and B's dimension */
     int64_t offa, offb; /* local offsets on those owners */
     int64_t pos;        /* position inside its (pa, pb) group */
+    int64_t kb;         /* index of its B block */
 } cs_eng_seg_t;
 
 /* A maximal run of segments of one group that are contiguous in local
@@ -45,14 +46,23 @@ typedef struct {
     int64_t start;      /* index of the first element in the operation */
 } cs_eng_run_t;
 
-enum { CS_ENG_SIDE_A = 0, CS_ENG_SIDE_B = 1, CS_ENG_SIDE_AB = 2 };
+/* CS_ENG_SIDE_CUT: pieces of a group inside one B block, consecutive in
+ * the index; unlike the others, the same on every rank whatever its local
+ * storage (messages.c cuts packages along them). */
+enum {
+    CS_ENG_SIDE_A = 0,
+    CS_ENG_SIDE_B = 1,
+    CS_ENG_SIDE_AB = 2,
+    CS_ENG_SIDE_CUT = 3,
+    CS_ENG_NSIDES = 4
+};
 
 /* All segments going from A coordinate pa to B coordinate pb. */
 typedef struct {
     int pa, pb;
     int64_t total;          /* elements */
-    int64_t run_first[3];   /* per side: index into runs[side] */
-    int64_t run_count[3];
+    int64_t run_first[CS_ENG_NSIDES]; /* per side: index into runs[side] */
+    int64_t run_count[CS_ENG_NSIDES];
 } cs_eng_group_t;
 
 typedef struct {
@@ -61,8 +71,8 @@ typedef struct {
     int64_t ngroup;
     cs_eng_group_t *group;  /* sorted by (pa, pb) */
     int64_t *by_pb;         /* group indices sorted by (pb, pa) */
-    int64_t nrun[3];
-    cs_eng_run_t *runs[3];
+    int64_t nrun[CS_ENG_NSIDES];
+    cs_eng_run_t *runs[CS_ENG_NSIDES];
 } cs_eng_overlay_t;
 
 /*
@@ -222,7 +232,16 @@ int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
 typedef struct {
     int64_t rg, cg;         /* group indices in the row / column overlay */
     int64_t off;            /* byte offset inside the package */
+    int direct;             /* receiving: its messages land in B directly,
+                             * nothing to unpack (messages.c) */
 } cs_eng_combo_t;
+
+/* One MPI message of a package (before chunking to the size limit). */
+typedef struct {
+    int64_t off, len;       /* bytes inside the package */
+    int64_t boff;           /* receiving, >= 0: received straight into B at
+                             * this byte offset */
+} cs_eng_msg_t;
 
 typedef struct {
     int peer;               /* rank in the execution communicator */
@@ -232,6 +251,7 @@ typedef struct {
     int64_t zc_off;         /* >= 0: the package is this one contiguous
                              * byte range of A (send) or B (receive), sent
                              * from or received into it directly */
+    int64_t msg_first, msg_count; /* its messages (send_msg / recv_msg) */
 } cs_eng_peer_t;
 
 struct cs_eng_plan {
@@ -243,6 +263,7 @@ struct cs_eng_plan {
     cs_eng_peer_t *send, *recv;
     int *send_order;        /* indices into send[]: the order to pack */
     cs_eng_combo_t *send_combo, *recv_combo;
+    cs_eng_msg_t *send_msg, *recv_msg;
     int64_t nlocal;
     cs_eng_combo_t *local_combo;
     int64_t send_bytes, recv_bytes, self_bytes;
@@ -259,6 +280,11 @@ struct cs_eng_plan {
     int *test_idx;          /* MPI_Testsome output */
     int64_t *remaining;     /* chunks still in flight per receive peer */
 };
+
+/* Cut every package of the plan into messages (send_msg, recv_msg, the
+ * peers' msg_first/msg_count, the receiving combos' direct flags); the
+ * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
+cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
 
 /* ------------------------------------------------------------ kernels */
 

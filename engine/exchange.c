@@ -45,6 +45,17 @@ static int64_t nchunks(int64_t bytes, int64_t chunk)
     return (bytes + chunk - 1) / chunk;
 }
 
+/* MPI requests for the messages of one peer. */
+static int64_t msg_chunks(const cs_eng_msg_t *msg, const cs_eng_peer_t *pe,
+                          int64_t chunk)
+{
+    int64_t n = 0;
+    for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count; m++) {
+        n += nchunks(msg[m].len, chunk);
+    }
+    return n;
+}
+
 /* RATIONALE: GCC 12 warns that MPICH's MPI_STATUSES_IGNORE (a null
  * pointer cast) is a zero-sized array passed to MPI_Waitall/Testsome; it is the
  * standard's way to ignore statuses, so the false positive is silenced in
@@ -278,6 +289,9 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
         return; /* sent from A or received into B directly */
     }
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
+        if (dir == DIR_UNPACK && combos[k].direct) {
+            continue; /* received into B directly */
+        }
         char *pkg = buf + pe->buf_off + combos[k].off;
         if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
@@ -294,11 +308,11 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
     int64_t chunk = max_msg(opts);
     int64_t nreq = 0;
     for (int p = 0; p < plan->nsend; p++) {
-        nreq += nchunks(plan->send[p].bytes, chunk);
+        nreq += msg_chunks(plan->send_msg, &plan->send[p], chunk);
     }
     int64_t nrecvreq = 0;
     for (int p = 0; p < plan->nrecv; p++) {
-        nrecvreq += nchunks(plan->recv[p].bytes, chunk);
+        nrecvreq += msg_chunks(plan->recv_msg, &plan->recv[p], chunk);
     }
     nreq += nrecvreq;
     if (nreq > INT32_MAX) {
@@ -366,14 +380,20 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     for (int p = 0; p < plan->nrecv; p++) {
         const cs_eng_peer_t *pe = &plan->recv[p];
         plan->remaining[p] = 0;
-        char *dst = pe->zc_off >= 0 ? b + pe->zc_off : rbuf + pe->buf_off;
-        for (int64_t off = 0; off < pe->bytes; off += chunk) {
-            int64_t len = pe->bytes - off < chunk ? pe->bytes - off : chunk;
-            check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
-                                CS_ENG_TAG, comm, &reqs[nr]),
-                      "MPI_Irecv");
-            plan->req_peer[nr++] = p;
-            plan->remaining[p]++;
+        for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count;
+             m++) {
+            const cs_eng_msg_t *mg = &plan->recv_msg[m];
+            char *dst = pe->zc_off >= 0 ? b + pe->zc_off + mg->off
+                        : mg->boff >= 0 ? b + mg->boff
+                                        : rbuf + pe->buf_off + mg->off;
+            for (int64_t off = 0; off < mg->len; off += chunk) {
+                int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
+                check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
+                                    CS_ENG_TAG, comm, &reqs[nr]),
+                          "MPI_Irecv");
+                plan->req_peer[nr++] = p;
+                plan->remaining[p]++;
+            }
         }
     }
     int nrecvreq = nr;
@@ -394,11 +414,17 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                   &pg);
         const char *src =
             pe->zc_off >= 0 ? a + pe->zc_off : sbuf + pe->buf_off;
-        for (int64_t off = 0; off < pe->bytes; off += chunk) {
-            int64_t len = pe->bytes - off < chunk ? pe->bytes - off : chunk;
-            check_mpi(MPI_Isend(src + off, (int)len, MPI_BYTE, pe->peer,
-                                CS_ENG_TAG, comm, &reqs[nr++]),
-                      "MPI_Isend");
+        /* the same cut as the receiver's (messages.c): MPI keeps the order
+         * of messages between two ranks */
+        for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count;
+             m++) {
+            const cs_eng_msg_t *mg = &plan->send_msg[m];
+            for (int64_t off = 0; off < mg->len; off += chunk) {
+                int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
+                check_mpi(MPI_Isend(src + mg->off + off, (int)len, MPI_BYTE,
+                                    pe->peer, CS_ENG_TAG, comm, &reqs[nr++]),
+                          "MPI_Isend");
+            }
         }
     }
 

@@ -30,7 +30,7 @@ void cs_eng_overlay_free(cs_eng_overlay_t *ov)
     free(ov->seg);
     free(ov->group);
     free(ov->by_pb);
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < CS_ENG_NSIDES; s++) {
         free(ov->runs[s]);
     }
     memset(ov, 0, sizeof(*ov));
@@ -70,10 +70,15 @@ static int64_t count_segments(const cs_eng_dist_t *da, int64_t oa,
     return na + nb + 1;
 }
 
-static int runs_mergeable(const cs_eng_run_t *r, const cs_eng_seg_t *s,
-                          int side, int keep_index)
+/* prev: the group's segment before s (the run r ends with it). */
+static int runs_mergeable(const cs_eng_run_t *r, const cs_eng_seg_t *prev,
+                          const cs_eng_seg_t *s, int side, int keep_index)
 {
-    if (keep_index && r->start + r->len != s->start) {
+    int next_index = r->start + r->len == s->start;
+    if (side == CS_ENG_SIDE_CUT) {
+        return next_index && prev->kb == s->kb;
+    }
+    if (keep_index && !next_index) {
         return 0;
     }
     int a_ok = r->offa + r->len == s->offa;
@@ -122,6 +127,7 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
                   cs_eng_dist_block_start(da, ka);
         s->offb = cs_eng_dist_loff(db, kb) + ob + x -
                   cs_eng_dist_block_start(db, kb);
+        s->kb = kb;
         x = e;
         if (x == enda && x < len) {
             ka++;
@@ -147,7 +153,7 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
     }
     ov.group = calloc((size_t)ngroup, sizeof(*ov.group));
     ov.by_pb = malloc((size_t)ngroup * sizeof(*ov.by_pb));
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < CS_ENG_NSIDES; s++) {
         ov.runs[s] = malloc((size_t)ov.nseg * sizeof(*ov.runs[s]));
         if (!ov.runs[s]) {
             goto err_nomem;
@@ -164,18 +170,19 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
             cs_eng_group_t *g = &ov.group[ov.ngroup++];
             g->pa = s->pa;
             g->pb = s->pb;
-            for (int side = 0; side < 3; side++) {
+            for (int side = 0; side < CS_ENG_NSIDES; side++) {
                 g->run_first[side] = ov.nrun[side];
             }
         }
         cs_eng_group_t *g = &ov.group[ov.ngroup - 1];
         s->pos = g->total;
         g->total += s->len;
-        for (int side = 0; side < 3; side++) {
+        for (int side = 0; side < CS_ENG_NSIDES; side++) {
             cs_eng_run_t *r = g->run_count[side] > 0
                                   ? &ov.runs[side][ov.nrun[side] - 1]
                                   : NULL;
-            if (r && runs_mergeable(r, s, side, keep_index)) {
+            if (r && runs_mergeable(r, &ov.seg[keys[i - 1].idx], s, side,
+                                    keep_index)) {
                 r->len += s->len;
             } else {
                 r = &ov.runs[side][ov.nrun[side]++];
@@ -208,12 +215,12 @@ cs_status_t cs_eng_overlay_restrict(cs_eng_overlay_t *ov,
                                     const unsigned char *keep_pa,
                                     const unsigned char *keep_pb)
 {
-    int64_t ngroup = 0, nrun[3] = {0, 0, 0}, nseg = 0;
+    int64_t ngroup = 0, nrun[CS_ENG_NSIDES] = {0, 0, 0, 0}, nseg = 0;
     for (int64_t g = 0; g < ov->ngroup; g++) {
         const cs_eng_group_t *gr = &ov->group[g];
         if (keep_pa[gr->pa] || keep_pb[gr->pb]) {
             ngroup++;
-            for (int side = 0; side < 3; side++) {
+            for (int side = 0; side < CS_ENG_NSIDES; side++) {
                 nrun[side] += gr->run_count[side];
             }
         }
@@ -228,7 +235,7 @@ cs_status_t cs_eng_overlay_restrict(cs_eng_overlay_t *ov,
     k.group = malloc(((size_t)ngroup + 1) * sizeof(*k.group));
     k.by_pb = malloc(((size_t)ngroup + 1) * sizeof(*k.by_pb));
     int ok = map && k.group && k.by_pb;
-    for (int side = 0; side < 3; side++) {
+    for (int side = 0; side < CS_ENG_NSIDES; side++) {
         k.runs[side] = malloc(((size_t)nrun[side] + 1) * sizeof(*k.runs[0]));
         ok = ok && k.runs[side];
     }
@@ -245,7 +252,7 @@ cs_status_t cs_eng_overlay_restrict(cs_eng_overlay_t *ov,
         }
         cs_eng_group_t *ng = &k.group[k.ngroup];
         *ng = *gr;
-        for (int side = 0; side < 3; side++) {
+        for (int side = 0; side < CS_ENG_NSIDES; side++) {
             ng->run_first[side] = k.nrun[side];
             memcpy(k.runs[side] + k.nrun[side],
                    ov->runs[side] + gr->run_first[side],

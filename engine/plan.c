@@ -98,7 +98,7 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
         int64_t bytes = plan->rows.group[t->rg].total *
                         plan->cols.group[t->cg].total *
                         (int64_t)plan->op.esize;
-        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes};
+        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0};
         peer[p].bytes += bytes;
         peer[p].count++;
         total += bytes;
@@ -426,6 +426,9 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                                 CS_ENG_SIDE_B);
     }
     if (st == CS_OK) {
+        st = cs_eng_plan_messages(plan);
+    }
+    if (st == CS_OK) {
         plan->nlocal = local.n;
         plan->local_combo =
             malloc(((size_t)local.n + 1) * sizeof(*plan->local_combo));
@@ -434,7 +437,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
         }
         for (int64_t i = 0; st == CS_OK && i < local.n; i++) {
             plan->local_combo[i] =
-                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0};
+                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0, 0};
             plan->self_bytes += plan->rows.group[local.v[i].rg].total *
                                 plan->cols.group[local.v[i].cg].total *
                                 (int64_t)op->esize;
@@ -482,6 +485,8 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->recv);
     free(plan->send_combo);
     free(plan->recv_combo);
+    free(plan->send_msg);
+    free(plan->recv_msg);
     free(plan->local_combo);
     free(plan->reqs);
     free(plan->req_peer);
