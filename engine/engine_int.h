@@ -232,15 +232,17 @@ int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
 typedef struct {
     int64_t rg, cg;         /* group indices in the row / column overlay */
     int64_t off;            /* byte offset inside the package */
-    int direct;             /* receiving: its messages land in B directly,
-                             * nothing to unpack (messages.c) */
+    int direct;             /* its messages leave from A (sending) or land
+                             * in B (receiving) directly: nothing to pack
+                             * or unpack (messages.c) */
 } cs_eng_combo_t;
 
 /* One MPI message of a package (before chunking to the size limit). */
 typedef struct {
     int64_t off, len;       /* bytes inside the package */
-    int64_t boff;           /* receiving, >= 0: received straight into B at
-                             * this byte offset */
+    int64_t doff;           /* >= 0: sent straight from A (sending) or
+                             * received straight into B (receiving) at
+                             * this byte offset of the local array */
 } cs_eng_msg_t;
 
 typedef struct {

@@ -19,11 +19,13 @@
  * column group inside one B block, consecutive in the index: global, while
  * the other runs depend on each rank's local storage).  A package is cut
  * per cut run of each of its blocks; only plain copies (no transpose,
- * arithmetic or mask: unpacking would compute something) are cut, and only
- * when the pieces average CS_ENG_MSG_MIN_BYTES, so many small messages
- * never replace one large one.  The receiver takes a piece straight into B
- * when it is whole local columns of its column-major B.  Chunking to the
- * message size limit happens on top, in exchange.c.  No MPI.
+ * arithmetic, conjugate or mask: unpacking would compute something) are
+ * cut, and only when the pieces average CS_ENG_MSG_MIN_BYTES, so that many
+ * small messages never replace one large one.  The receiver takes a piece
+ * straight into B when it is whole local columns of its column-major B;
+ * the sender sends it straight from A when it is whole local columns of A.
+ * Chunking to the message size limit happens on top, in exchange.c.  No
+ * MPI.
  */
 #include <stdlib.h>
 
@@ -67,8 +69,9 @@ static int64_t pieces(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
  * of B, in one run: each of their pieces (whole local columns of one B
  * block) is one contiguous range of B.  Marks them and gives their
  * messages B's byte offsets. */
-static void mark_direct(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
-                        cs_eng_combo_t *combos, cs_eng_msg_t *msg)
+static void mark_direct_recv(const cs_eng_plan_t *plan,
+                             const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
+                             cs_eng_msg_t *msg)
 {
     if (plan->b_order != CS_ENG_COLMAJOR) {
         return;
@@ -86,9 +89,56 @@ static void mark_direct(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
         combos[k].direct = direct;
         for (int64_t j = 0; j < cg->run_count[CS_ENG_SIDE_CUT]; j++, m++) {
             if (direct) {
-                msg[m].boff = cr[j].offb * plan->b_ld * es;
+                msg[m].doff = cr[j].offb * plan->b_ld * es;
             }
         }
+    }
+}
+
+/* Sending side: the blocks whose rows are all of this rank's local rows
+ * of A, in one run, and whose pieces each lie in one run of A columns:
+ * each piece is one contiguous range of A, sent from there unpacked. */
+static void mark_direct_send(const cs_eng_plan_t *plan,
+                             const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
+                             cs_eng_msg_t *msg)
+{
+    if (plan->a_order != CS_ENG_COLMAJOR) {
+        return;
+    }
+    int64_t m = 0, es = (int64_t)plan->op.esize;
+    for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
+        const cs_eng_group_t *rg = &plan->rows.group[combos[k].rg];
+        const cs_eng_group_t *cg = &plan->cols.group[combos[k].cg];
+        const cs_eng_run_t *rr =
+            plan->rows.runs[CS_ENG_SIDE_A] + rg->run_first[CS_ENG_SIDE_A];
+        const cs_eng_run_t *cr = plan->cols.runs[CS_ENG_SIDE_CUT] +
+                                 cg->run_first[CS_ENG_SIDE_CUT];
+        const cs_eng_run_t *ar =
+            plan->cols.runs[CS_ENG_SIDE_A] + cg->run_first[CS_ENG_SIDE_A];
+        int64_t ncut = cg->run_count[CS_ENG_SIDE_CUT];
+        int64_t na = cg->run_count[CS_ENG_SIDE_A];
+        int direct = rg->run_count[CS_ENG_SIDE_A] == 1 &&
+                     rg->total == plan->a_ld && rr->offa == 0;
+        /* both run lists are in position order: walk them together */
+        int64_t i = 0;
+        for (int64_t j = 0; direct && j < ncut; j++) {
+            while (i < na && ar[i].pos + ar[i].len <= cr[j].pos) {
+                i++;
+            }
+            direct = i < na && ar[i].pos <= cr[j].pos &&
+                     cr[j].pos + cr[j].len <= ar[i].pos + ar[i].len;
+            if (direct) {
+                msg[m + j].doff =
+                    (ar[i].offa + cr[j].pos - ar[i].pos) * plan->a_ld * es;
+            }
+        }
+        if (!direct) {
+            for (int64_t j = 0; j < ncut; j++) {
+                msg[m + j].doff = -1;
+            }
+        }
+        combos[k].direct = direct;
+        m += ncut;
     }
 }
 
@@ -119,8 +169,13 @@ static cs_status_t cut(const cs_eng_plan_t *plan, int npeer,
             continue;
         }
         pieces(plan, &peer[p], combos, m);
-        if (receiving && peer[p].zc_off < 0) {
-            mark_direct(plan, &peer[p], combos, m);
+        if (peer[p].zc_off >= 0) {
+            continue; /* the whole package is one range already */
+        }
+        if (receiving) {
+            mark_direct_recv(plan, &peer[p], combos, m);
+        } else {
+            mark_direct_send(plan, &peer[p], combos, m);
         }
     }
     *msg_p = msg;
