@@ -235,6 +235,8 @@ typedef struct {
     int direct;             /* its messages leave from A (sending) or land
                              * in B (receiving) directly: nothing to pack
                              * or unpack (messages.c) */
+    int64_t buf;            /* byte offset in its peer's part of the send or
+                             * receive buffer; -1 when direct */
 } cs_eng_combo_t;
 
 /* One MPI message of a package (before chunking to the size limit). */
@@ -243,13 +245,17 @@ typedef struct {
     int64_t doff;           /* >= 0: sent straight from A (sending) or
                              * received straight into B (receiving) at
                              * this byte offset of the local array */
+    int64_t buf;            /* otherwise: byte offset in its peer's part of
+                             * the send or receive buffer */
 } cs_eng_msg_t;
 
 typedef struct {
     int peer;               /* rank in the execution communicator */
     int64_t bytes;
     int64_t first, count;   /* combos */
-    int64_t buf_off;        /* byte offset in the send or receive buffer */
+    int64_t buf_off;        /* byte offset of its part of the send or
+                             * receive buffer (only blocks that are not
+                             * direct take room there, messages.c) */
     int64_t zc_off;         /* >= 0: the package is this one contiguous
                              * byte range of A (send) or B (receive), sent
                              * from or received into it directly */
@@ -266,6 +272,7 @@ struct cs_eng_plan {
     int *send_order;        /* indices into send[]: the order to pack */
     cs_eng_combo_t *send_combo, *recv_combo;
     cs_eng_msg_t *send_msg, *recv_msg;
+    int64_t send_ws, recv_ws; /* bytes of send / receive buffer needed */
     int64_t nlocal;
     cs_eng_combo_t *local_combo;
     int64_t send_bytes, recv_bytes, self_bytes;

@@ -296,7 +296,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
         if (combos[k].direct) {
             continue; /* sent from A or received into B directly */
         }
-        char *pkg = buf + pe->buf_off + combos[k].off;
+        char *pkg = buf + pe->buf_off + combos[k].buf;
         if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
             pack_columns(plan, &combos[k], a, pkg, pg);
@@ -340,7 +340,7 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
         plan->nreq_cap = nreq;
     }
     plan->chunk = chunk;
-    int64_t ws = plan->send_bytes + plan->recv_bytes;
+    int64_t ws = plan->send_ws + plan->recv_ws;
     if (ws > 0 && !cs_eng_workspace_get((size_t)ws)) {
         return CS_ERR_NOMEM;
     }
@@ -369,11 +369,11 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         }
     }
     int64_t chunk = plan->chunk;
-    char *ws = plan->send_bytes + plan->recv_bytes > 0
+    char *ws = plan->send_ws + plan->recv_ws > 0
                    ? cs_eng_workspace_get(
-                         (size_t)(plan->send_bytes + plan->recv_bytes))
+                         (size_t)(plan->send_ws + plan->recv_ws))
                    : NULL;
-    char *sbuf = ws, *rbuf = ws ? ws + plan->send_bytes : NULL;
+    char *sbuf = ws, *rbuf = ws ? ws + plan->send_ws : NULL;
     char *b = b_base;
     /* alpha = 0: the plan made B both parts and A is never read */
     const char *a = plan->b_only ? b : a_base;
@@ -389,7 +389,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
             const cs_eng_msg_t *mg = &plan->recv_msg[m];
             char *dst = pe->zc_off >= 0 ? b + pe->zc_off + mg->off
                         : mg->doff >= 0 ? b + mg->doff
-                                        : rbuf + pe->buf_off + mg->off;
+                                        : rbuf + pe->buf_off + mg->buf;
             for (int64_t off = 0; off < mg->len; off += chunk) {
                 int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
                 check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
@@ -423,7 +423,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
             const cs_eng_msg_t *mg = &plan->send_msg[m];
             const char *src = pe->zc_off >= 0 ? a + pe->zc_off + mg->off
                               : mg->doff >= 0 ? a + mg->doff
-                                              : sbuf + pe->buf_off + mg->off;
+                                              : sbuf + pe->buf_off + mg->buf;
             for (int64_t off = 0; off < mg->len; off += chunk) {
                 int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
                 check_mpi(MPI_Isend(src + off, (int)len, MPI_BYTE, pe->peer,

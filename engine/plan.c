@@ -98,7 +98,7 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
         int64_t bytes = plan->rows.group[t->rg].total *
                         plan->cols.group[t->cg].total *
                         (int64_t)plan->op.esize;
-        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0};
+        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0, 0};
         peer[p].bytes += bytes;
         peer[p].count++;
         total += bytes;
@@ -437,7 +437,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
         }
         for (int64_t i = 0; st == CS_OK && i < local.n; i++) {
             plan->local_combo[i] =
-                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0, 0};
+                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0, 0, 0};
             plan->self_bytes += plan->rows.group[local.v[i].rg].total *
                                 plan->cols.group[local.v[i].cg].total *
                                 (int64_t)op->esize;
@@ -462,7 +462,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
 
 int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan)
 {
-    return plan->send_bytes + plan->recv_bytes;
+    return plan->send_ws + plan->recv_ws;
 }
 
 void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
