@@ -173,7 +173,7 @@ void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
         return;
     }
     if (transposed &&
-        cs_eng_xform_transposed_d(x, rows, cols, s, srs, d, dcs)) {
+        cs_eng_xform_transposed(x, rows, cols, s, srs, d, dcs)) {
         return;
     }
     if (transposed && x->mode != CS_XM_ZERO && x->mode != CS_XM_BSCALE) {

@@ -57,6 +57,7 @@ int main(int argc, char **argv)
         {"transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1},
         {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3, 0},
         {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0, 0},
+        {"transpose s a=2 b=3", CS_ENG_T_S, 4, 1, 1, 2, 3, 0},
         {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0, 0},
         {"scale d a=2 b=3 (no transpose)", CS_ENG_T_D, 8, 0, 1, 2, 3, 0},
     };

@@ -86,57 +86,63 @@ static void copy_case(rng_t *g, int stream)
     free(ref);
 }
 
-/* d = alpha * op(s) + beta * d in double, element by element (the
+/* d = alpha * op(s) + beta * d in type T, element by element (the
  * engine's real modes), with a transposed source bigger than the 64 x 64
- * pieces of xform.c and ragged edges for the 8 x 4 steps of
- * xform_tkern.c. */
-static void xform_case(rng_t *g, int stream)
-{
-    int64_t rows = 1 + (int64_t)rnd(g, 200);
-    int64_t cols = 1 + (int64_t)rnd(g, 200);
-    int64_t sld = cols + (int64_t)rnd(g, 5);
-    int64_t dld = rows + (int64_t)rnd(g, 5);
-    /* alpha 1 or not, beta 0, 1 or not: every real mode */
-    double alpha = (double)rnd(g, 4) - 0.5;
-    alpha = alpha < 0.0 ? 1.0 : alpha;
-    double beta = (double)rnd(g, 3);
-    double *s = malloc((size_t)(sld * rows) * sizeof(double));
-    double *d = malloc((size_t)(dld * cols) * sizeof(double));
-    double *r = malloc((size_t)(dld * cols) * sizeof(double));
-    CS_TEST_ASSERT(s && d && r);
-    for (int64_t i = 0; i < sld * rows; i++) {
-        s[i] = (double)rnd(g, 1 << 20) / 1024.0 - 512.0;
+ * pieces of xform.c and ragged edges for the register steps of
+ * xform_tkern.c (4 x 4 doubles, 8 x 8 floats, strips of one cache line).
+ * Defines xform_case_<sfx>. */
+#define XFORM_CASE(sfx, T, TYPE)                                              \
+    static void xform_case_##sfx(rng_t *g, int stream)                        \
+    {                                                                         \
+        int64_t rows = 1 + (int64_t)rnd(g, 200);                              \
+        int64_t cols = 1 + (int64_t)rnd(g, 200);                              \
+        int64_t sld = cols + (int64_t)rnd(g, 5);                              \
+        int64_t dld = rows + (int64_t)rnd(g, 5);                              \
+        /* alpha 1 or not, beta 0, 1 or not: every real mode */              \
+        T alpha = (T)rnd(g, 4) - (T)0.5;                                      \
+        alpha = alpha < 0 ? (T)1 : alpha;                                     \
+        T beta = (T)rnd(g, 3);                                                \
+        T *s = malloc((size_t)(sld * rows) * sizeof(T));                      \
+        T *d = malloc((size_t)(dld * cols) * sizeof(T));                      \
+        T *r = malloc((size_t)(dld * cols) * sizeof(T));                      \
+        CS_TEST_ASSERT(s && d && r);                                          \
+        for (int64_t i = 0; i < sld * rows; i++) {                            \
+            s[i] = (T)rnd(g, 1 << 20) / (T)1024 - (T)512;                     \
+        }                                                                     \
+        for (int64_t i = 0; i < dld * cols; i++) {                            \
+            d[i] = r[i] = (T)rnd(g, 1 << 20) / (T)4096;                       \
+        }                                                                     \
+        for (int64_t c = 0; c < cols; c++) {                                  \
+            for (int64_t i = 0; i < rows; i++) {                              \
+                T a = s[i * sld + c];                                         \
+                T *t = &r[i + c * dld];                                       \
+                if (beta == 0) {                                              \
+                    *t = alpha == 1 ? a : alpha * a;                          \
+                } else if (beta == 1) {                                       \
+                    *t = alpha == 1 ? *t + a : *t + alpha * a;                \
+                } else {                                                      \
+                    *t = alpha == 1 ? a + beta * *t : alpha * a + beta * *t;  \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+        cs_eng_op_t op = {.m = rows, .n = cols, .esize = sizeof(T),           \
+                          .type = TYPE, .trans = 1, .axpby = 1,               \
+                          .alpha = {alpha, 0}, .beta = {beta, 0}};            \
+        cs_eng_xform_t x;                                                     \
+        cs_eng_xform_init(&op, &x);                                           \
+        x.stream = stream;                                                    \
+        cs_eng_xform2d(&x, rows, cols, s, sld, 1, d, 1, dld, 0, 0);           \
+        CS_TEST_CHECK(memcmp(d, r, (size_t)(dld * cols) * sizeof(T)) == 0,    \
+                      "xform " #sfx " %lldx%lld a=%g b=%g stream=%d",         \
+                      (long long)rows, (long long)cols, (double)alpha,        \
+                      (double)beta, stream);                                  \
+        free(s);                                                              \
+        free(d);                                                              \
+        free(r);                                                              \
     }
-    for (int64_t i = 0; i < dld * cols; i++) {
-        d[i] = r[i] = (double)rnd(g, 1 << 20) / 4096.0;
-    }
-    for (int64_t c = 0; c < cols; c++) {
-        for (int64_t i = 0; i < rows; i++) {
-            double a = s[i * sld + c];
-            double *t = &r[i + c * dld];
-            if (beta == 0.0) {
-                *t = alpha == 1.0 ? a : alpha * a;
-            } else if (beta == 1.0) {
-                *t = alpha == 1.0 ? *t + a : *t + alpha * a;
-            } else {
-                *t = alpha == 1.0 ? a + beta * *t : alpha * a + beta * *t;
-            }
-        }
-    }
-    cs_eng_op_t op = {.m = rows, .n = cols, .esize = 8, .type = CS_ENG_T_D,
-                      .trans = 1, .axpby = 1, .alpha = {alpha, 0},
-                      .beta = {beta, 0}};
-    cs_eng_xform_t x;
-    cs_eng_xform_init(&op, &x);
-    x.stream = stream;
-    cs_eng_xform2d(&x, rows, cols, s, sld, 1, d, 1, dld, 0, 0);
-    CS_TEST_CHECK(memcmp(d, r, (size_t)(dld * cols) * sizeof(double)) == 0,
-                  "xform %lldx%lld a=%g b=%g stream=%d", (long long)rows,
-                  (long long)cols, alpha, beta, stream);
-    free(s);
-    free(d);
-    free(r);
-}
+
+XFORM_CASE(d, double, CS_ENG_T_D)
+XFORM_CASE(s, float, CS_ENG_T_S)
 
 int main(int argc, char **argv)
 {
@@ -148,8 +154,9 @@ int main(int argc, char **argv)
         n++;
     }
     for (int k = 0; k < 150 * scale; k++) {
-        xform_case(&g, k % 2);
-        n++;
+        xform_case_d(&g, k % 2);
+        xform_case_s(&g, k % 2);
+        n += 2;
     }
     printf("test_kernels: %d cases\n", n);
     return cs_test_done();

@@ -1,0 +1,115 @@
+/*
+ * engine/xform_tkern_tmpl.h - body of the fused transposed transform for
+ * one real type, included by engine/xform_tkern.c once per type with these
+ * defined:
+ *   TK_T          element type (double, float)
+ *   TK_V          its AVX vector type (__m256d, __m256)
+ *   TK_W          elements per vector (4, 8): the register transpose is
+ *                 TK_W x TK_W
+ *   TK_NAME(x)    name of a generated function: x ## _suffix
+ *   TK_SET1, TK_LOADU, TK_STOREU, TK_ADD, TK_MUL  the AVX intrinsics
+ *   TK_TRANSPOSE(s, srs, c)  loads TK_W source rows from s (stride srs)
+ *                 and leaves target column j in c[j]
+ * No include guard: it is meant to be included several times.
+ */
+
+/* One element, as xform_tmpl.h computes it. */
+static inline __attribute__((always_inline)) TK_T
+TK_NAME(op)(int mode, TK_T al, TK_T be, TK_T a, TK_T c)
+{
+    switch (mode) {
+    case CS_XM_A1B:
+        return a + be * c;
+    case CS_XM_A1B1:
+        return c + a;
+    case CS_XM_AB0:
+        return al * a;
+    case CS_XM_AB:
+        return al * a + be * c;
+    default: /* CS_XM_AB1 */
+        return c + al * a;
+    }
+}
+
+/* The element loop for the ragged edges: d[r + c dcs] from s[r srs + c]. */
+static inline __attribute__((always_inline)) void
+TK_NAME(edge)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
+              const TK_T *s, int64_t srs, TK_T *d, int64_t dcs)
+{
+    for (int64_t c = 0; c < cols; c++) {
+        for (int64_t r = 0; r < rows; r++) {
+            TK_T *dp = d + r + c * dcs;
+            *dp = TK_NAME(op)(mode, al, be, s[r * srs + c], *dp);
+        }
+    }
+}
+
+/* The same operations on a vector of target elements at dp. */
+__attribute__((target("avx"))) static inline TK_V
+TK_NAME(vop)(int mode, TK_V al, TK_V be, TK_V a, const TK_T *dp)
+{
+    switch (mode) {
+    case CS_XM_A1B:
+        return TK_ADD(a, TK_MUL(be, TK_LOADU(dp)));
+    case CS_XM_A1B1:
+        return TK_ADD(TK_LOADU(dp), a);
+    case CS_XM_AB0:
+        return TK_MUL(al, a);
+    case CS_XM_AB:
+        return TK_ADD(TK_MUL(al, a), TK_MUL(be, TK_LOADU(dp)));
+    default: /* CS_XM_AB1 */
+        return TK_ADD(TK_LOADU(dp), TK_MUL(al, a));
+    }
+}
+
+/* Strips of TK_STRIP_BYTES / sizeof(TK_T) source rows (one cache line per
+ * target column per visit), left to right; the edges through the element
+ * loop. */
+__attribute__((target("avx"))) static inline
+    __attribute__((always_inline)) void
+TK_NAME(tkern)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
+               const TK_T *s, int64_t srs, TK_T *d, int64_t dcs)
+{
+    enum { STRIP = TK_STRIP_BYTES / (int)sizeof(TK_T) };
+    TK_V val = TK_SET1(al), vbe = TK_SET1(be), c[TK_W];
+    int64_t rb = rows / STRIP * STRIP, cb = cols / TK_W * TK_W;
+    for (int64_t r0 = 0; r0 < rb; r0 += STRIP) {
+        for (int64_t j = 0; j < cb; j += TK_W) {
+            for (int64_t r = r0; r < r0 + STRIP; r += TK_W) {
+                TK_TRANSPOSE(s + r * srs + j, srs, c);
+                for (int k = 0; k < TK_W; k++) {
+                    TK_T *dp = d + r + (j + k) * dcs;
+                    TK_STOREU(dp, TK_NAME(vop)(mode, val, vbe, c[k], dp));
+                }
+            }
+        }
+    }
+    TK_NAME(edge)(mode, al, be, rows - rb, cb, s + rb * srs, srs, d + rb,
+                  dcs);
+    TK_NAME(edge)(mode, al, be, rows, cols - cb, s + cb, srs, d + cb * dcs,
+                  dcs);
+}
+
+/* One specialised copy per mode (the mode is a constant in each). */
+__attribute__((target("avx"))) static void
+TK_NAME(tkern_avx)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
+                   const TK_T *s, int64_t srs, TK_T *d, int64_t dcs)
+{
+    switch (mode) {
+    case CS_XM_A1B:
+        TK_NAME(tkern)(CS_XM_A1B, al, be, rows, cols, s, srs, d, dcs);
+        break;
+    case CS_XM_A1B1:
+        TK_NAME(tkern)(CS_XM_A1B1, al, be, rows, cols, s, srs, d, dcs);
+        break;
+    case CS_XM_AB0:
+        TK_NAME(tkern)(CS_XM_AB0, al, be, rows, cols, s, srs, d, dcs);
+        break;
+    case CS_XM_AB:
+        TK_NAME(tkern)(CS_XM_AB, al, be, rows, cols, s, srs, d, dcs);
+        break;
+    default:
+        TK_NAME(tkern)(CS_XM_AB1, al, be, rows, cols, s, srs, d, dcs);
+        break;
+    }
+}
