@@ -65,77 +65,55 @@ static int64_t pieces(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
     return n;
 }
 
-/* Receiving side: the blocks whose rows are all of this rank's local rows
- * of B, in one run: each of their pieces (whole local columns of one B
- * block) is one contiguous range of B.  Marks them and gives their
- * messages B's byte offsets. */
-static void mark_direct_recv(const cs_eng_plan_t *plan,
-                             const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
-                             cs_eng_msg_t *msg)
+/* The local offset of run r on one side. */
+static int64_t run_off(const cs_eng_run_t *r, int side)
 {
-    if (plan->b_order != CS_ENG_COLMAJOR) {
-        return;
-    }
-    int64_t m = 0, es = (int64_t)plan->op.esize;
-    for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
-        const cs_eng_group_t *rg = &plan->rows.group[combos[k].rg];
-        const cs_eng_group_t *cg = &plan->cols.group[combos[k].cg];
-        const cs_eng_run_t *rr =
-            plan->rows.runs[CS_ENG_SIDE_B] + rg->run_first[CS_ENG_SIDE_B];
-        const cs_eng_run_t *cr = plan->cols.runs[CS_ENG_SIDE_CUT] +
-                                 cg->run_first[CS_ENG_SIDE_CUT];
-        int direct = rg->run_count[CS_ENG_SIDE_B] == 1 &&
-                     rg->total == plan->b_ld && rr->offb == 0;
-        combos[k].direct = direct;
-        for (int64_t j = 0; j < cg->run_count[CS_ENG_SIDE_CUT]; j++, m++) {
-            if (direct) {
-                msg[m].doff = cr[j].offb * plan->b_ld * es;
-            }
-        }
-    }
+    return side == CS_ENG_SIDE_A ? r->offa : r->offb;
 }
 
-/* Sending side: the blocks whose rows are all of this rank's local rows
- * of A, in one run, and whose pieces each lie in one run of A columns:
- * each piece is one contiguous range of A, sent from there unpacked. */
-static void mark_direct_send(const cs_eng_plan_t *plan,
-                             const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
-                             cs_eng_msg_t *msg)
+/*
+ * Mark the blocks of pe whose pieces are each one contiguous range of this
+ * rank's local array on `side` (A when sending, B when receiving), and give
+ * their messages the ranges' byte offsets: the block's rows are all of the
+ * array's local rows, in one run, and each piece lies in one run of its
+ * columns (for B always: a piece is inside one B block).
+ */
+static void mark_direct(const cs_eng_plan_t *plan, int side,
+                        const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
+                        cs_eng_msg_t *msg)
 {
-    if (plan->a_order != CS_ENG_COLMAJOR) {
+    int a = side == CS_ENG_SIDE_A;
+    int64_t ld = a ? plan->a_ld : plan->b_ld;
+    if ((a ? plan->a_order : plan->b_order) != CS_ENG_COLMAJOR) {
         return;
     }
     int64_t m = 0, es = (int64_t)plan->op.esize;
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
         const cs_eng_group_t *rg = &plan->rows.group[combos[k].rg];
         const cs_eng_group_t *cg = &plan->cols.group[combos[k].cg];
-        const cs_eng_run_t *rr =
-            plan->rows.runs[CS_ENG_SIDE_A] + rg->run_first[CS_ENG_SIDE_A];
+        const cs_eng_run_t *rr = plan->rows.runs[side] + rg->run_first[side];
+        const cs_eng_run_t *xr = plan->cols.runs[side] + cg->run_first[side];
         const cs_eng_run_t *cr = plan->cols.runs[CS_ENG_SIDE_CUT] +
                                  cg->run_first[CS_ENG_SIDE_CUT];
-        const cs_eng_run_t *ar =
-            plan->cols.runs[CS_ENG_SIDE_A] + cg->run_first[CS_ENG_SIDE_A];
         int64_t ncut = cg->run_count[CS_ENG_SIDE_CUT];
-        int64_t na = cg->run_count[CS_ENG_SIDE_A];
-        int direct = rg->run_count[CS_ENG_SIDE_A] == 1 &&
-                     rg->total == plan->a_ld && rr->offa == 0;
+        int64_t nx = cg->run_count[side];
+        int direct = rg->run_count[side] == 1 && rg->total == ld &&
+                     run_off(rr, side) == 0;
         /* both run lists are in position order: walk them together */
         int64_t i = 0;
         for (int64_t j = 0; direct && j < ncut; j++) {
-            while (i < na && ar[i].pos + ar[i].len <= cr[j].pos) {
+            while (i < nx && xr[i].pos + xr[i].len <= cr[j].pos) {
                 i++;
             }
-            direct = i < na && ar[i].pos <= cr[j].pos &&
-                     cr[j].pos + cr[j].len <= ar[i].pos + ar[i].len;
+            direct = i < nx && xr[i].pos <= cr[j].pos &&
+                     cr[j].pos + cr[j].len <= xr[i].pos + xr[i].len;
             if (direct) {
                 msg[m + j].doff =
-                    (ar[i].offa + cr[j].pos - ar[i].pos) * plan->a_ld * es;
+                    (run_off(&xr[i], side) + cr[j].pos - xr[i].pos) * ld * es;
             }
         }
-        if (!direct) {
-            for (int64_t j = 0; j < ncut; j++) {
-                msg[m + j].doff = -1;
-            }
+        for (int64_t j = 0; !direct && j < ncut; j++) {
+            msg[m + j].doff = -1;
         }
         combos[k].direct = direct;
         m += ncut;
@@ -215,11 +193,8 @@ static cs_status_t cut(const cs_eng_plan_t *plan, int npeer,
         if (peer[p].zc_off >= 0) {
             continue; /* the whole package is one range already */
         }
-        if (receiving) {
-            mark_direct_recv(plan, &peer[p], combos, m);
-        } else {
-            mark_direct_send(plan, &peer[p], combos, m);
-        }
+        mark_direct(plan, receiving ? CS_ENG_SIDE_B : CS_ENG_SIDE_A,
+                    &peer[p], combos, m);
     }
     *ws_p = place(plan, npeer, peer, combos, msg);
     *msg_p = msg;

@@ -81,16 +81,6 @@ transpose8_s(const float *s, int64_t srs, __m256 c[8])
 #define TK_MUL _mm256_mul_pd
 #define TK_TRANSPOSE transpose4_d
 #include "engine/xform_tkern_tmpl.h"
-#undef TK_T
-#undef TK_V
-#undef TK_W
-#undef TK_NAME
-#undef TK_SET1
-#undef TK_LOADU
-#undef TK_STOREU
-#undef TK_ADD
-#undef TK_MUL
-#undef TK_TRANSPOSE
 
 #define TK_T float
 #define TK_V __m256
@@ -103,16 +93,6 @@ transpose8_s(const float *s, int64_t srs, __m256 c[8])
 #define TK_MUL _mm256_mul_ps
 #define TK_TRANSPOSE transpose8_s
 #include "engine/xform_tkern_tmpl.h"
-#undef TK_T
-#undef TK_V
-#undef TK_W
-#undef TK_NAME
-#undef TK_SET1
-#undef TK_LOADU
-#undef TK_STOREU
-#undef TK_ADD
-#undef TK_MUL
-#undef TK_TRANSPOSE
 
 static int have_avx(void)
 {

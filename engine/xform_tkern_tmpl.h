@@ -10,7 +10,8 @@
  *   TK_SET1, TK_LOADU, TK_STOREU, TK_ADD, TK_MUL  the AVX intrinsics
  *   TK_TRANSPOSE(s, srs, c)  loads TK_W source rows from s (stride srs)
  *                 and leaves target column j in c[j]
- * No include guard: it is meant to be included several times.
+ * No include guard: it is meant to be included several times; it
+ * undefines those parameters at its end.
  */
 
 /* One element, as xform_tmpl.h computes it. */
@@ -113,3 +114,14 @@ TK_NAME(tkern_avx)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
         break;
     }
 }
+
+#undef TK_T
+#undef TK_V
+#undef TK_W
+#undef TK_NAME
+#undef TK_SET1
+#undef TK_LOADU
+#undef TK_STOREU
+#undef TK_ADD
+#undef TK_MUL
+#undef TK_TRANSPOSE
