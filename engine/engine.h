@@ -171,6 +171,11 @@ typedef struct {
      * the trapezoid (so -0.0 becomes +0.0 there): tradd_kb > 0 does too. */
     int tradd;
     int64_t tradd_kb;
+    /* add_zero = 1: every element written into sub(B) then gets + 0, as
+     * where PBLAS forms a replicated target by summing the copies of each
+     * process with zeros from the others (-0.0 becomes +0.0, a signalling
+     * NaN becomes quiet).  Only with axpby and a typed element. */
+    int add_zero;
 } cs_eng_op_t;
 
 /* Per-call execution settings (the shim fills them from its configuration;

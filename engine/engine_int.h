@@ -120,7 +120,8 @@ typedef enum {
     CS_XM_AB1,      /* d = d + alpha op(s)       beta = 1 */
     CS_XM_NOP,      /* nothing                   alpha = 0, beta = 1 */
     CS_XM_TRADD,    /* PBLAS p?tradd's order, see cs_eng_op_t.tradd */
-    CS_XM_HALO      /* d = d + 0 (p?tradd next to its trapezoid) */
+    CS_XM_HALO,     /* d = d + 0 (p?tradd next to its trapezoid) */
+    CS_XM_ADDZERO   /* d = d + 0 (after the mode, see cs_eng_op_t) */
 } cs_eng_xmode_t;
 
 typedef struct {
@@ -135,7 +136,16 @@ typedef struct {
     int64_t halo_kb; /* p?tradd: panel width, 0 = no halo */
     int64_t halo_mn; /* p?tradd: min(m, n) */
     int stream;      /* plain copies may use non-temporal stores */
+    int add_zero;    /* then d = d + 0 on every element written */
 } cs_eng_xform_t;
+
+/* 1 when the kernels copy bits unchanged (no arithmetic, conjugate, mask
+ * or added zero): such pieces may travel straight into the target. */
+static inline int cs_eng_xform_plain(const cs_eng_xform_t *x)
+{
+    return x->mode == CS_XM_COPY && !x->conj &&
+           x->mask == CS_ENG_MASK_NONE && !x->add_zero;
+}
 
 /* The kernel settings of an operation. */
 void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p);

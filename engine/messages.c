@@ -38,8 +38,7 @@
 /* 1 if packages of this plan may be cut (the same answer on every rank). */
 static int cuttable(const cs_eng_plan_t *plan)
 {
-    return !plan->op.trans && plan->xf.mode == CS_XM_COPY &&
-           !plan->xf.conj && plan->xf.mask == CS_ENG_MASK_NONE;
+    return !plan->op.trans && cs_eng_xform_plain(&plan->xf);
 }
 
 /* The pieces of the package of pe, in package order, into out (NULL:

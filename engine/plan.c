@@ -144,8 +144,7 @@ static int64_t zero_copy_offset(const cs_eng_plan_t *plan,
         return -1;
     }
     if (side == CS_ENG_SIDE_B &&
-        (plan->xf.mode != CS_XM_COPY || plan->xf.conj ||
-         plan->xf.mask != CS_ENG_MASK_NONE || plan->op.trans)) {
+        (!cs_eng_xform_plain(&plan->xf) || plan->op.trans)) {
         return -1;
     }
     return (roff + coff * ld) * (int64_t)plan->op.esize;
@@ -306,7 +305,7 @@ static int op_ok(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
            op->jb + op->n <= b->cols.n &&
            (op->type == CS_ENG_T_RAW ||
             (typed && tsize[op->type] == op->esize)) &&
-           ((!op->axpby && !op->conj) || typed) &&
+           ((!op->axpby && !op->conj && !op->add_zero) || typed) &&
            op->mask >= CS_ENG_MASK_NONE && op->mask <= CS_ENG_MASK_LOWER;
 }
 

@@ -35,6 +35,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
     x.a1 = a1;
     x.b0 = b0;
     x.b1 = b1;
+    x.add_zero = op->add_zero && op->axpby;
     if (op->tradd && op->mask != CS_ENG_MASK_NONE) {
         x.halo_kb = op->tradd_kb;
         x.halo_mn = op->m < op->n ? op->m : op->n;
@@ -153,6 +154,11 @@ static void xform_transposed(const cs_eng_xform_t *x, int64_t rows,
     }
 }
 
+static void xform_write(const cs_eng_xform_t *x, int64_t rows,
+                        int64_t cols, const void *s, int64_t srs, int64_t scs,
+                        void *d, int64_t drs, int64_t dcs, int64_t i0,
+                        int64_t j0);
+
 void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
                     const void *s, int64_t srs, int64_t scs, void *d,
                     int64_t drs, int64_t dcs, int64_t i0, int64_t j0)
@@ -160,6 +166,21 @@ void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
     if (rows <= 0 || cols <= 0 || x->mode == CS_XM_NOP) {
         return;
     }
+    xform_write(x, rows, cols, s, srs, scs, d, drs, dcs, i0, j0);
+    if (x->add_zero) {
+        /* a second pass over the block just written (still in cache);
+         * only replicated targets of PBLAS's summing paths take it */
+        cs_eng_xform_t z = *x;
+        z.mode = CS_XM_ADDZERO;
+        xform_typed(&z, rows, cols, d, drs, dcs, d, drs, dcs, i0, j0);
+    }
+}
+
+static void xform_write(const cs_eng_xform_t *x, int64_t rows,
+                        int64_t cols, const void *s, int64_t srs, int64_t scs,
+                        void *d, int64_t drs, int64_t dcs, int64_t i0,
+                        int64_t j0)
+{
     int transposed = scs == 1 && srs != 1 && drs == 1 && x->esize <= 16;
     if (x->mode == CS_XM_COPY && !x->conj) {
         if (x->mask == CS_ENG_MASK_NONE && x->stream) {

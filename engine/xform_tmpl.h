@@ -18,7 +18,8 @@ CS_XNAME(elem)(int mode, const cs_eng_xform_t *x, int cj, CS_XT alpha,
                CS_XT beta, const CS_XT *s, CS_XT *d)
 {
     CS_XT a = 0;
-    if (mode != CS_XM_ZERO && mode != CS_XM_BSCALE && mode != CS_XM_HALO) {
+    if (mode != CS_XM_ZERO && mode != CS_XM_BSCALE && mode != CS_XM_HALO &&
+        mode != CS_XM_ADDZERO) {
         a = cj ? CS_XCONJ(*s) : *s;
     }
     switch (mode) {
@@ -54,6 +55,9 @@ CS_XNAME(elem)(int mode, const cs_eng_xform_t *x, int cj, CS_XT alpha,
     }
     case CS_XM_HALO: /* p?tradd adds a zero outside the trapezoid */
         *d = CS_XAXPY1(*d, CS_XMAKE(0.0, 0.0));
+        break;
+    case CS_XM_ADDZERO: /* a sum with zeros: each part + 0 */
+        *d = *d + CS_XMAKE(0.0, 0.0);
         break;
     }
 }
@@ -157,6 +161,10 @@ CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
     case CS_XM_TRADD:
         CS_XNAME(run)(CS_XM_TRADD, x, rows, cols, s, srs, scs, d, drs, dcs, i0,
                       j0);
+        break;
+    case CS_XM_ADDZERO:
+        CS_XNAME(run)(CS_XM_ADDZERO, x, rows, cols, s, srs, scs, d, drs, dcs,
+                      i0, j0);
         break;
     default:
         break;

@@ -72,11 +72,42 @@ static int check_operand(const int *d, int rows, int cols, int i, int j,
     if (lc > 0 && x->lld < (lr > 1 ? lr : 1)) {
         return ARG_INVALID;
     }
-    /* RATIONALE: a replicated operand (RSRC or CSRC = -1) is valid, but
-     * splitting it into one sub-problem per copy gave results that differ
-     * from PBLAS in 2 of 400 randomized configs (check-full, seed 3402),
-     * so such calls go to PBLAS until that is understood. */
-    return x->rsrc < 0 || x->csrc < 0 ? ARG_UNSUPPORTED : ARG_OK;
+    return ARG_OK;
+}
+
+/*
+ * 1 when PBLAS forms sub(C) through a sum with zeros, which turns -0.0
+ * into +0.0 (docs/design.md, "Replicated operands").  PB_Cptran (p?tran*,
+ * p?geadd 'T'/'C') and PB_Cpgeadd (p?geadd 'N') work on one-dimensional
+ * panels and hand each to PB_Cpaxpby; when the panel of A is distributed
+ * but the panel of C is not (its source is -1), PB_CpaxpbyDN pads the
+ * parts of C a process does not compute with zeros and sums the copies
+ * (Cgsum2d) over a scope of more than one process.  The panels run along
+ * C's rows when M <= N (or when the grid or A leaves no choice), along its
+ * columns otherwise.  Checked against Debian's PBLAS on 1 x 2, 2 x 1, 2 x 2,
+ * 2 x 3 and 3 x 2 grids for every pattern of sources -1 (960 calls,
+ * tran, geadd 'N' and 'T', wide and tall): the rule predicts every
+ * one.
+ */
+static int pblas_sums(int tran_kind, int64_t m, int64_t n, int p, int q,
+                      const operand_t *xa, const operand_t *xc)
+{
+    if (!tran_kind) {
+        if (m <= n || q == 1 || xa->csrc < 0) { /* panels of rows */
+            return xa->csrc >= 0 && q > 1 && xc->csrc < 0;
+        }
+        return xa->rsrc >= 0 && p > 1 && xc->rsrc < 0;
+    }
+    if (m <= n || p == 1 || xa->rsrc < 0) { /* rows of C, columns of A */
+        int a_dist = xa->rsrc >= 0 && p > 1;
+        int c_dist = xc->csrc >= 0 && q > 1;
+        int c_repl = xc->rsrc < 0 || p == 1;
+        return a_dist && !c_dist && (c_repl || q > 1);
+    }
+    int a_dist = xa->csrc >= 0 && q > 1;
+    int c_dist = xc->rsrc >= 0 && p > 1;
+    int c_repl = xc->csrc < 0 || q == 1;
+    return a_dist && !c_dist && (c_repl || p > 1);
 }
 
 static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
@@ -100,20 +131,31 @@ static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
     }
 }
 
-/* The engine layout of an operand; grid must hold p * q ints and is filled
- * here (BLACS numbers its communicator row-major). */
-static void build_layout(const operand_t *x, int p, int q, int *grid,
-                         cs_eng_layout_t *l)
+/*
+ * The engine layout of an operand.  A replicated dimension (RSRC or CSRC =
+ * -1) holds every index on every process row (column); for one
+ * sub-problem it is a single block held by the selected row rsel (column
+ * csel).  grid must hold p * q ints; it is filled here (BLACS numbers its
+ * communicator row-major).
+ */
+static void build_layout(const operand_t *x, int p, int q, int rsel, int csel,
+                         int *grid, cs_eng_layout_t *l)
 {
+    int rrep = x->rsrc < 0, crep = x->csrc < 0;
+    int np = rrep ? 1 : p, nq = crep ? 1 : q;
     l->rows = (cs_eng_dist_t){0};
     l->cols = (cs_eng_dist_t){0};
-    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, x->rsrc, p, &l->rows);
-    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, x->csrc, q, &l->cols);
-    for (int k = 0; k < p * q; k++) {
-        grid[k] = k;
+    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, rrep ? 0 : x->rsrc, np,
+                       &l->rows);
+    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, crep ? 0 : x->csrc, nq,
+                       &l->cols);
+    for (int i = 0; i < np; i++) {
+        for (int j = 0; j < nq; j++) {
+            grid[i * nq + j] = (rrep ? rsel : i) * q + (crep ? csel : j);
+        }
     }
-    l->nprow = p;
-    l->npcol = q;
+    l->nprow = np;
+    l->npcol = nq;
     l->grid = grid;
     l->ld = x->lld;
     l->order = CS_ENG_COLMAJOR;
@@ -135,9 +177,10 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
     n += (int)(sizeof(*xa) / sizeof(int));
     memcpy(key + n, xc, sizeof(*xc));
     n += (int)(sizeof(*xc) / sizeof(int));
-    int64_t v[] = {op->m,     op->n,     op->ia,     op->ja,    op->ib,
-                   op->jb,    op->type,  op->trans,  op->conj,  op->axpby,
-                   op->mask,  op->tradd, op->tradd_kb, p,       q};
+    int64_t v[] = {op->m,     op->n,        op->ia,       op->ja,
+                   op->ib,    op->jb,       op->type,     op->trans,
+                   op->conj,  op->axpby,    op->mask,     op->tradd,
+                   op->tradd_kb, op->add_zero, p,         q};
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         key[n++] = (int)v[i];
     }
@@ -148,24 +191,87 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
     return n;
 }
 
-/* Build and reserve the plan of a call (not found in the cache). */
+/*
+ * Build and reserve the plan of sub-problem (rsel, csel) of a call: the
+ * copy of C in process row rsel and column csel where C is replicated.
+ * RATIONALE: a replicated C must be updated in every copy, so a call
+ * splits into one sub-problem per process row (column) of each replicated
+ * dimension of C; a replicated A is read from the copy in the target's own
+ * row (column) when C is replicated the same way, else from row (column)
+ * 0.
+ */
 static int plan_build(const operand_t *xa, const operand_t *xc,
-                      const cs_eng_op_t *op, int p, int q, int me,
-                      const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
-                      cs_eng_plan_t **plan_p, cs_status_t *st_p)
+                      const cs_eng_op_t *op, int p, int q, int rsel, int csel,
+                      int me, const cs_config_t *cfg,
+                      cs_eng_exec_opts_t *opts_p, cs_eng_plan_t **plan_p,
+                      cs_status_t *st_p)
 {
-    int *grid = malloc((size_t)p * (size_t)q * sizeof(int));
+    int *grid = malloc(2 * (size_t)p * (size_t)q * sizeof(int));
     if (!grid) {
         *st_p = CS_ERR_NOMEM;
         return 2;
     }
     cs_eng_layout_t la, lc; /* the plan keeps no pointer into them */
-    build_layout(xa, p, q, grid, &la);
-    build_layout(xc, p, q, grid, &lc);
+    build_layout(xa, p, q, rsel, csel, grid, &la);
+    build_layout(xc, p, q, rsel, csel, grid + (size_t)p * (size_t)q, &lc);
     int local =
         cs_shim_engine_prepare(&la, &lc, op, me, cfg, opts_p, plan_p, st_p);
     free(grid);
     return local;
+}
+
+/* The sub-problems of a call with a replicated C (not cached: each copy
+ * has its own plan, and such calls are rare). */
+typedef struct {
+    int n;
+    cs_eng_plan_t **plan;
+} copies_t;
+
+static int copies_prepare(const operand_t *xa, const operand_t *xc,
+                          const cs_eng_op_t *op, int p, int q, int me,
+                          const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
+                          copies_t *cp, cs_status_t *st_p)
+{
+    int nr = xc->rsrc < 0 ? p : 1, nc = xc->csrc < 0 ? q : 1;
+    cp->n = nr * nc;
+    cp->plan = calloc((size_t)cp->n, sizeof(*cp->plan));
+    if (!cp->plan) {
+        *st_p = CS_ERR_NOMEM;
+        return 2;
+    }
+    int worst = 0;
+    for (int k = 0; k < cp->n && worst < 2; k++) {
+        int local = plan_build(xa, xc, op, p, q, k / nc, k % nc, me, cfg,
+                               opts_p, &cp->plan[k], st_p);
+        worst = local > worst ? local : worst;
+    }
+    return worst;
+}
+
+static void copies_free(copies_t *cp)
+{
+    for (int k = 0; cp->plan && k < cp->n; k++) {
+        cs_eng_plan_destroy(cp->plan[k]);
+    }
+    free(cp->plan);
+}
+
+/* Run every sub-problem (all ranks agreed they can), adding up what each
+ * moved. */
+static void copies_run(const copies_t *cp, const cs_shim_call_t *g,
+                       MPI_Comm comm, const cs_eng_exec_opts_t *opts,
+                       cs_shim_record_t *rec)
+{
+    for (int k = 0; k < cp->n; k++) {
+        cs_eng_stats_t v = {0};
+        cs_eng_plan_execute(cp->plan[k], g->a, g->b, comm, opts, &v);
+        rec->vol.bytes_sent += v.bytes_sent;
+        rec->vol.bytes_recv += v.bytes_recv;
+        rec->vol.bytes_self += v.bytes_self;
+        rec->vol.msgs_sent += v.msgs_sent;
+        rec->vol.msgs_recv += v.msgs_recv;
+        rec->vol.threads = v.threads;
+    }
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -256,6 +362,23 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (cplx && arg == ARG_OK && ((a0 && !b0 && !b1) || tradd_scal)) {
         arg = ARG_UNSUPPORTED;
     }
+    /* Replicated operands (RSRC or CSRC = -1).  RATIONALE: where PBLAS sums
+     * the copies of C (pblas_sums) it adds the zero after alpha * op(A) in
+     * some panels and before it in others (when it unpacks through a
+     * buffer); both give the same bits only for alpha = 1, so other alphas
+     * go to PBLAS.  p?tradd's replicated paths were not pinned down: they
+     * go to PBLAS too. */
+    if (arg == ARG_OK &&
+        (xa.rsrc < 0 || xa.csrc < 0 || xc.rsrc < 0 || xc.csrc < 0)) {
+        if (rt->family == CS_SHIM_FAM_TRADD) {
+            arg = ARG_UNSUPPORTED;
+        } else if (!a0 && pblas_sums(op.trans, g->m, g->n, p, q, &xa, &xc)) {
+            op.add_zero = 1;
+            if (!a1) {
+                arg = ARG_UNSUPPORTED;
+            }
+        }
+    }
     if (g->m == 0 || g->n == 0 || (a0 && b1)) {
         /* PBLAS: checks, then a quick return without communication; each
          * process decides alone, exactly as PBLAS does */
@@ -274,17 +397,24 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int me = myr * q + myc;
     static const int64_t none[4] = {0, 0, 0, 0};
     int key[48];
-    int nkey = plan_key(&xa, &xc, &op, p, q, key);
+    int nkey = 0;
     cs_eng_plan_t *plan = NULL;
+    copies_t copies = {0};
     cs_eng_exec_opts_t opts = {0};
     cs_status_t st = CS_OK;
     int local = 0, cached = 0;
-    if (arg == ARG_OK) {
+    int split = arg == ARG_OK && ((xc.rsrc < 0 && p > 1) ||
+                                  (xc.csrc < 0 && q > 1));
+    if (split) {
+        local = copies_prepare(&xa, &xc, &op, p, q, me, cfg, &opts, &copies,
+                               &st);
+    } else if (arg == ARG_OK) {
+        nkey = plan_key(&xa, &xc, &op, p, q, key);
         plan = cs_shim_plan_cache_get(key, nkey, me, none);
         cached = plan != NULL;
         local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
-                       : plan_build(&xa, &xc, &op, p, q, me, cfg, &opts,
-                                    &plan, &st);
+                       : plan_build(&xa, &xc, &op, p, q, 0, 0, me, cfg,
+                                    &opts, &plan, &st);
     }
     /* one reduction: invalid anywhere > unsupported > failed > memory >
      * ok */
@@ -300,10 +430,25 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         if (!cached) {
             cs_eng_plan_destroy(plan);
         }
+        copies_free(&copies);
         return;
     }
     snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
     snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
+    if (split) {
+        if (local == 2) {
+            cs_shim_fatal("%s: the engine could not prepare the call: %s",
+                          name, cs_status_str(st));
+        }
+        if (worst != 0) { /* over the memory cap here or elsewhere */
+            rec->path = CS_SHIM_PATH_FALLBACK;
+            rec->reason = CS_SHIM_REASON_MEMORY;
+        } else {
+            copies_run(&copies, g, comm, &opts, rec);
+        }
+        copies_free(&copies);
+        return;
+    }
     int keep = cached || (local == 0 && worst == 0 &&
                           cs_shim_plan_cache_put(key, nkey, me, none, plan));
     cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,

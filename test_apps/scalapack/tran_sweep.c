@@ -113,7 +113,9 @@ static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
  * (and sign of zeros) depends on PBLAS's internal buffering (?AXPY, which
  * may fuse, or its own loop);
  * complex scalings PBLAS does with ?SCAL (alpha = 0 with beta not 0 or 1,
- * and p?tradd's); replicated operands (RSRC or CSRC = -1). */
+ * and p?tradd's); p?tradd with a replicated operand (RSRC or CSRC = -1);
+ * replicated C where PBLAS sums its copies (pblas_sums) and alpha is not
+ * 0 or 1. */
 static long g_calls_unsup;
 static int g_verbose, g_replicated, g_classify, g_hard;
 /* --nonfinite: hard values include NaN and Inf.  Off by default: when both
@@ -647,6 +649,24 @@ static void suba_dims(const cfg_t *c, int *ar, int *ac)
 }
 
 /* ---- calls ---- */
+/* Whether PBLAS forms sub(C) through a sum with zeros (PB_CpaxpbyDN's
+ * Cgsum2d, docs/design.md): its panel of A distributed, its panel of C
+ * not, over more than one process.  P x Q is the grid. */
+static int pblas_sums(const cfg_t *c, int P, int Q)
+{
+    const mat_t *a = &c->a, *x = &c->b;
+    if (c->fam != F_TRAN && c->notran) { /* PB_Cpgeadd */
+        if (c->m <= c->n || Q == 1 || a->CSRC < 0)
+            return a->CSRC >= 0 && Q > 1 && x->CSRC < 0;
+        return a->RSRC >= 0 && P > 1 && x->RSRC < 0;
+    }
+    if (c->m <= c->n || P == 1 || a->RSRC < 0) /* PB_Cptran */
+        return a->RSRC >= 0 && P > 1 && !(x->CSRC >= 0 && Q > 1) &&
+               (x->RSRC < 0 || P == 1 || Q > 1);
+    return a->CSRC >= 0 && Q > 1 && !(x->RSRC >= 0 && P > 1) &&
+           (x->CSRC < 0 || Q == 1 || P > 1);
+}
+
 static void call_pblas(cfg_t *c)
 {
     int m = c->m, n = c->n, ia = c->a.I, ja = c->a.J, ic = c->b.I,
@@ -693,10 +713,13 @@ static void call_pblas(cfg_t *c)
     int b0 = c->be[0] == 0 && c->be[1] == 0, b1 = c->be[0] == 1 && c->be[1] == 0;
     int conj = c->fam == F_TRAN ? c->conj : (c->trans == 'C' || c->trans == 'c');
     int tradd_scal = c->fam == F_TRADD && ((!b0 && !b1) || (!a0 && !a1 && !conj));
+    int repl = c->a.RSRC < 0 || c->a.CSRC < 0 || c->b.RSRC < 0 ||
+               c->b.CSRC < 0;
     if (m > 0 && n > 0 && !(a0 && b1) &&
         ((c->fam != F_TRADD && b1 && !a0 && (is_cplx(c->t) || !a1)) ||
          (is_cplx(c->t) && ((a0 && !b0 && !b1) || tradd_scal)) ||
-         g_replicated))
+         (repl && c->fam == F_TRADD) ||
+         (repl && !a0 && !a1 && pblas_sums(c, c->ga.P, c->ga.Q))))
         g_calls_unsup++;
     g_calls++;
     if (m == 0 || n == 0)

@@ -8,6 +8,7 @@
  * buffer piece of xform.c.  Every case also checks that no byte around the
  * target block changed.  No MPI.  Usage: test_kernels [scale]
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -144,6 +145,56 @@ static void copy_case(rng_t *g, int stream)
 XFORM_CASE(d, double, CS_ENG_T_D)
 XFORM_CASE(s, float, CS_ENG_T_S)
 
+/* op.add_zero: a source of -0.0 copied (alpha 1, beta 0), straight or
+ * transposed, under a lower trapezoid mask: the written elements must be
+ * +0.0 (real and imaginary parts), those outside the mask untouched, and
+ * without add_zero the zeros keep their sign. */
+static void add_zero_case(rng_t *g, int cplx, int add_zero)
+{
+    int64_t rows = 1 + (int64_t)rnd(g, 40), cols = 1 + (int64_t)rnd(g, 40);
+    int64_t k = (int64_t)rnd(g, 5) - 2, dld = rows + (int64_t)rnd(g, 3);
+    int tr = (int)rnd(g, 2), parts = cplx ? 2 : 1;
+    int64_t n = rows > cols ? rows : cols;
+    double *s = malloc((size_t)(n * n * parts) * sizeof(double));
+    double *d = malloc((size_t)(dld * cols * parts) * sizeof(double));
+    CS_TEST_ASSERT(s && d);
+    for (int64_t i = 0; i < n * n * parts; i++) {
+        s[i] = -0.0;
+    }
+    for (int64_t i = 0; i < dld * cols * parts; i++) {
+        d[i] = 7.0;
+    }
+    cs_eng_op_t op = {.m = rows, .n = cols, .esize = 8 * (size_t)parts,
+                      .type = cplx ? CS_ENG_T_Z : CS_ENG_T_D, .trans = tr,
+                      .axpby = 1, .alpha = {1, 0}, .beta = {0, 0},
+                      .mask = CS_ENG_MASK_LOWER, .mask_k = k,
+                      .add_zero = add_zero};
+    cs_eng_xform_t x;
+    cs_eng_xform_init(&op, &x);
+    /* transposed: source element (r, c) at c + r * n */
+    cs_eng_xform2d(&x, rows, cols, s, tr ? n : 1, tr ? 1 : n, d, 1, dld, 0,
+                   0);
+    int bad = 0;
+    for (int64_t c = 0; c < cols; c++) {
+        for (int64_t r = 0; r < dld; r++) {
+            int inside = r < rows && r - c >= k;
+            for (int p = 0; p < parts; p++) {
+                double v = d[(r + c * dld) * parts + p];
+                int ok = !inside      ? v == 7.0
+                         : add_zero   ? v == 0.0 && !signbit(v)
+                                      : v == 0.0 && signbit(v);
+                bad += !ok;
+            }
+        }
+    }
+    CS_TEST_CHECK(bad == 0,
+                  "add_zero=%d cplx=%d %lldx%lld k=%lld trans=%d: %d wrong",
+                  add_zero, cplx, (long long)rows, (long long)cols,
+                  (long long)k, tr, bad);
+    free(s);
+    free(d);
+}
+
 int main(int argc, char **argv)
 {
     int scale = argc > 1 ? atoi(argv[1]) : 1;
@@ -157,6 +208,10 @@ int main(int argc, char **argv)
         xform_case_d(&g, k % 2);
         xform_case_s(&g, k % 2);
         n += 2;
+    }
+    for (int k = 0; k < 200 * scale; k++) {
+        add_zero_case(&g, k % 2, k % 3 != 0);
+        n++;
     }
     printf("test_kernels: %d cases\n", n);
     return cs_test_done();
