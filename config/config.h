@@ -31,6 +31,12 @@ typedef enum {
 } cs_cfg_relabel_t;
 
 typedef enum {
+    CS_CFG_SHM_OFF = 0,
+    CS_CFG_SHM_AUTO,
+    CS_CFG_SHM_EAGER
+} cs_cfg_shm_t;
+
+typedef enum {
     CS_CFG_STATS_OFF = 0,
     CS_CFG_STATS_SUMMARY,
     CS_CFG_STATS_FULL,
@@ -79,6 +85,8 @@ typedef struct cs_config {
     int threads;                 /* COSTA_SHIM_THREADS, 0 = OpenMP default */
     int overlap;                 /* COSTA_SHIM_OVERLAP (bool) */
     int64_t max_memory;          /* COSTA_SHIM_MAX_MEMORY bytes, -1 = inf */
+    cs_cfg_shm_t shm;            /* COSTA_SHIM_SHM */
+    int64_t shm_min;             /* COSTA_SHIM_SHM_MIN bytes, -1 = inf */
     cs_cfg_relabel_t relabel;    /* COSTA_SHIM_RELABEL */
     char relabel_plan[CS_CFG_PATH_LEN]; /* COSTA_SHIM_RELABEL_PLAN */
     int verify;                  /* COSTA_SHIM_VERIFY (bool) */

@@ -14,6 +14,7 @@ static const char *const cs_fallback_words[] = {"auto", "never", "always",
                                                 NULL};
 static const char *const cs_relabel_words[] = {"off", "report", "apply",
                                                NULL};
+static const char *const cs_shm_words[] = {"off", "auto", "eager", NULL};
 static const char *const cs_stats_words[] = {"off", "summary", "full",
                                              "local", NULL};
 /* Index = cs_log_level_t value. */
@@ -56,6 +57,21 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "1024, `B`/`iB` may follow)",
      "workspace cap per rank; above it the call falls back, reason "
      "`memory`"},
+    {"COSTA_SHIM_SHM", "auto", NULL, CS_CFG_T_ENUM, CS_OFF(shm), cs_shm_words,
+     0, 0, "`off`, `auto`, `eager`",
+     "shared-memory send buffer for processes on the same node (created "
+     "and grown in calls where every process of MPI_COMM_WORLD takes "
+     "part): `auto` creates it once the data that could have used it is "
+     "64 times its size (its page faults then have paid off), `eager` at "
+     "the first call that can use it, `off` never"},
+    {"COSTA_SHIM_SHM_MIN", "64k", NULL, CS_CFG_T_SIZE, CS_OFF(shm_min), NULL,
+     0, INT64_MAX,
+     "`inf` or bytes >= 0, optional suffix `k`, `M`, `G`, `T` (powers of "
+     "1024, `B`/`iB` may follow)",
+     "packages of at least this size (1k at least) for a process on the "
+     "same node wait in a shared-memory send buffer that the receiver "
+     "reads, instead of passing through MPI (one copy less); `inf`: "
+     "always MPI"},
     {"COSTA_SHIM_RELABEL", "off", NULL, CS_CFG_T_ENUM, CS_OFF(relabel),
      cs_relabel_words, 0, 0, "`off`, `report`, `apply`",
      "`report`: compute what an optimal relabeling would save, per call "

@@ -298,7 +298,23 @@ struct cs_eng_plan {
     int *req_peer;          /* receive request -> index in recv[] */
     int *test_idx;          /* MPI_Testsome output */
     int64_t *remaining;     /* chunks still in flight per receive peer */
+    MPI_Status *statuses;   /* MPI_Testsome output (receive requests) */
+    MPI_Request *done_reqs; /* shared-buffer acknowledgements */
+    int64_t *sig;           /* per send peer: shared-buffer signal */
 };
+
+/* ------------------------------------------------ shared send buffer */
+
+/* This process's shared send buffer, or NULL. */
+char *cs_eng_shm_mine(void);
+
+/* Where the shared send buffer of rank `peer` of comm is mapped here;
+ * NULL when it is not on this node or there is none. */
+char *cs_eng_shm_peer(MPI_Comm comm, int peer);
+
+/* Memory barrier between writing the shared buffer and signalling (and
+ * between being signalled and reading). */
+void cs_eng_shm_sync(void);
 
 /* Cut every package of the plan into messages (send_msg, recv_msg, the
  * peers' msg_first/msg_count, the receiving combos' direct flags); the

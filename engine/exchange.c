@@ -17,7 +17,12 @@
 #include <omp.h>
 #endif
 
-enum { CS_ENG_TAG = 27911 };
+/* Packages, and the acknowledgements of packages read from the shared
+ * send buffer. */
+enum { CS_ENG_TAG = 27911, CS_ENG_TAG_DONE = 27912 };
+
+/* First word of a signal standing for a package in the shared buffer. */
+static const int64_t cs_eng_shm_magic = 0x636f73746173686dLL;
 
 /* RATIONALE: MPI counts are int; 1 GiB chunks keep every count far below
  * INT_MAX whatever the element size, at the cost of one extra message per
@@ -67,9 +72,10 @@ static int wait_all(int n, MPI_Request *reqs)
     return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
 
-static int test_some(int n, MPI_Request *reqs, int *out_p, int *idx)
+static int test_some(int n, MPI_Request *reqs, int *out_p, int *idx,
+                     MPI_Status *st)
 {
-    return MPI_Testsome(n, reqs, out_p, idx, MPI_STATUSES_IGNORE);
+    return MPI_Testsome(n, reqs, out_p, idx, st);
 }
 #pragma GCC diagnostic pop
 
@@ -138,6 +144,8 @@ typedef struct {
     int nrecvreq;       /* receive requests (first in plan->reqs) */
     int nreq;           /* all requests; no polling when there are none */
     int done;           /* receive requests completed */
+    int ndone;          /* acknowledgements sent or expected (done_reqs) */
+    MPI_Comm comm;
     int busy;           /* inside an unpack started by a poll */
     int overlap;
     int threads;
@@ -150,7 +158,74 @@ static const int64_t cs_eng_poll_bytes = (int64_t)1 << 19;
 
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
-                      char *b, char *buf, int threads, progress_t *pg);
+                      char *b, char *buf, int64_t off, int threads,
+                      progress_t *pg);
+
+/*
+ * 1 when the plan's packages may wait in the shared send buffer: not for
+ * plain copies, whose receivers may take a package or a piece straight
+ * into B (plan.c, messages.c), where a signal cannot stand for it (and
+ * where the shared buffer would save no copy).  The same on every rank.
+ */
+static int shm_kind(const cs_eng_plan_t *plan)
+{
+    return plan->op.trans || !cs_eng_xform_plain(&plan->xf);
+}
+
+/* The message of pe's package when the package may wait in the shared
+ * send buffer (one message of min..chunk bytes, nothing direct); NULL
+ * otherwise. */
+static const cs_eng_msg_t *shm_message(const cs_eng_plan_t *plan,
+                                       const cs_eng_peer_t *pe,
+                                       const cs_eng_msg_t *msgs, int64_t min,
+                                       int64_t chunk)
+{
+    if (!shm_kind(plan) || pe->zc_off >= 0 || pe->msg_count != 1) {
+        return NULL;
+    }
+    const cs_eng_msg_t *m = &msgs[pe->msg_first];
+    return m->doff < 0 && m->len >= min && m->len <= chunk ? m : NULL;
+}
+
+/*
+ * Unpack the package of receive peer p, whose messages are all in
+ * (status: of the last one).  A package the sender left in its shared
+ * send buffer arrives as a 16-byte signal (magic, offset) instead: it is
+ * read from there and acknowledged, so the sender may reuse the buffer.
+ * RATIONALE: the receiver tells the two apart by the size alone, so the
+ * sides need not agree beforehand: such packages are at least
+ * CS_ENG_SHM_MIN_FLOOR bytes and travel as one message.
+ */
+static void unpack_peer(cs_eng_plan_t *plan, int p, const MPI_Status *st,
+                        progress_t *pg)
+{
+    const cs_eng_peer_t *pe = &plan->recv[p];
+    const cs_eng_msg_t *mg = shm_message(plan, pe, plan->recv_msg,
+                                         CS_ENG_SHM_MIN_FLOOR, plan->chunk);
+    if (mg) {
+        int count = 0;
+        MPI_Get_count(st, MPI_BYTE, &count);
+        if (count == 16) {
+            int64_t sig[2];
+            memcpy(sig, pg->rbuf + pe->buf_off + mg->buf, sizeof(sig));
+            char *base = cs_eng_shm_peer(pg->comm, pe->peer);
+            if (sig[0] != cs_eng_shm_magic || !base) {
+                cs_log_error("a shared-buffer signal from rank %d that this "
+                             "rank cannot read", pe->peer);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            cs_eng_shm_sync();
+            copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b,
+                      base, sig[1], pg->threads, NULL);
+            check_mpi(MPI_Isend(NULL, 0, MPI_BYTE, pe->peer, CS_ENG_TAG_DONE,
+                                pg->comm, &plan->done_reqs[pg->ndone++]),
+                      "MPI_Isend");
+            return;
+        }
+    }
+    copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b, pg->rbuf,
+              pe->buf_off, pg->threads, NULL);
+}
 
 static void progress_poll(progress_t *pg)
 {
@@ -160,7 +235,8 @@ static void progress_poll(progress_t *pg)
     pg->since = 0;
     cs_eng_plan_t *plan = pg->plan;
     int out = 0;
-    check_mpi(test_some(pg->nrecvreq, plan->reqs, &out, plan->test_idx),
+    check_mpi(test_some(pg->nrecvreq, plan->reqs, &out, plan->test_idx,
+                        plan->statuses),
               "MPI_Testsome");
     if (out == MPI_UNDEFINED) {
         return;
@@ -170,8 +246,7 @@ static void progress_poll(progress_t *pg)
         int p = plan->req_peer[plan->test_idx[k]];
         pg->done++;
         if (--plan->remaining[p] == 0) {
-            copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK,
-                      pg->a, pg->b, pg->rbuf, pg->threads, NULL);
+            unpack_peer(plan, p, &plan->statuses[k], pg);
         }
     }
     pg->busy = 0;
@@ -285,9 +360,11 @@ static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     }
 }
 
+/* buf + off: the package of pe (unused when it travels directly) */
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
-                      char *b, char *buf, int threads, progress_t *pg)
+                      char *b, char *buf, int64_t off, int threads,
+                      progress_t *pg)
 {
     if (pe->zc_off >= 0) {
         return; /* sent from A or received into B directly */
@@ -296,7 +373,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
         if (combos[k].direct) {
             continue; /* sent from A or received into B directly */
         }
-        char *pkg = buf + pe->buf_off + combos[k].buf;
+        char *pkg = buf + off + combos[k].buf;
         if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
             pack_columns(plan, &combos[k], a, pkg, pg);
@@ -327,14 +404,22 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
         free(plan->req_peer);
         free(plan->remaining);
         free(plan->test_idx);
+        free(plan->statuses);
+        free(plan->done_reqs);
+        free(plan->sig);
         plan->nreq_cap = 0;
+        size_t npeer = (size_t)plan->nsend + (size_t)plan->nrecv + 1;
         plan->reqs = malloc((size_t)nreq * sizeof(*plan->reqs));
         plan->req_peer = malloc((size_t)nreq * sizeof(*plan->req_peer));
         plan->test_idx = malloc((size_t)nreq * sizeof(*plan->test_idx));
+        plan->statuses = malloc((size_t)nreq * sizeof(*plan->statuses));
         plan->remaining =
             malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
+        plan->done_reqs = malloc(npeer * sizeof(*plan->done_reqs));
+        plan->sig = malloc(2 * npeer * sizeof(*plan->sig));
         if (!plan->reqs || !plan->req_peer || !plan->remaining ||
-            !plan->test_idx) {
+            !plan->test_idx || !plan->statuses || !plan->done_reqs ||
+            !plan->sig) {
             return CS_ERR_NOMEM;
         }
         plan->nreq_cap = nreq;
@@ -373,7 +458,16 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                    ? cs_eng_workspace_get(
                          (size_t)(plan->send_ws + plan->recv_ws))
                    : NULL;
-    char *sbuf = ws, *rbuf = ws ? ws + plan->send_ws : NULL;
+    /* packing into the shared send buffer when it can hold the packages */
+    int64_t shm_min = opts ? opts->shm_min_bytes : 0;
+    shm_min = shm_min > 0 && shm_min < CS_ENG_SHM_MIN_FLOOR
+                  ? CS_ENG_SHM_MIN_FLOOR
+                  : shm_min;
+    char *shm = shm_min > 0 && plan->send_ws > 0 &&
+                        plan->send_ws <= cs_eng_shm_size()
+                    ? cs_eng_shm_mine()
+                    : NULL;
+    char *sbuf = shm ? shm : ws, *rbuf = ws ? ws + plan->send_ws : NULL;
     char *b = b_base;
     /* alpha = 0: the plan made B both parts and A is never read */
     const char *a = plan->b_only ? b : a_base;
@@ -407,6 +501,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     progress_t pg = {.plan = plan,
                      .nrecvreq = nrecvreq,
                      .nreq = nrecvreq + plan->nsend,
+                     .comm = comm,
                      .overlap = overlap,
                      .threads = threads,
                      .a = a,
@@ -414,8 +509,29 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                      .rbuf = rbuf};
     for (int k = 0; k < plan->nsend; k++) {
         const cs_eng_peer_t *pe = &plan->send[plan->send_order[k]];
-        copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf, threads,
-                  &pg);
+        copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf,
+                  pe->buf_off, threads, &pg);
+        const cs_eng_msg_t *m0 =
+            shm_min > 0
+                ? shm_message(plan, pe, plan->send_msg, shm_min, chunk)
+                : NULL;
+        if (m0 && shm && cs_eng_shm_peer(comm, pe->peer)) {
+            /* the receiver reads the package here; it acknowledges */
+            int64_t *sig = plan->sig + 2 * (int64_t)k;
+            sig[0] = cs_eng_shm_magic;
+            sig[1] = pe->buf_off + m0->buf;
+            cs_eng_shm_sync();
+            check_mpi(MPI_Isend(sig, 16, MPI_BYTE, pe->peer, CS_ENG_TAG, comm,
+                                &reqs[nr++]),
+                      "MPI_Isend");
+            check_mpi(MPI_Irecv(NULL, 0, MPI_BYTE, pe->peer, CS_ENG_TAG_DONE,
+                                comm, &plan->done_reqs[pg.ndone++]),
+                      "MPI_Irecv");
+            continue;
+        }
+        if (m0) {
+            cs_eng_shm_count(m0->len); /* could have waited in the buffer */
+        }
         /* the same cut as the receiver's (messages.c): MPI keeps the order
          * of messages between two ranks */
         for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count;
@@ -444,22 +560,30 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     if (overlap) {
         for (; pg.done < nrecvreq; pg.done++) {
             int idx;
-            check_mpi(MPI_Waitany(nrecvreq, reqs, &idx, MPI_STATUS_IGNORE),
-                      "MPI_Waitany");
+            MPI_Status st;
+            check_mpi(MPI_Waitany(nrecvreq, reqs, &idx, &st), "MPI_Waitany");
             int p = plan->req_peer[idx];
             if (--plan->remaining[p] == 0) {
-                copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK,
-                          a, b, rbuf, threads, NULL);
+                unpack_peer(plan, p, &st, &pg);
             }
         }
     } else {
-        check_mpi(wait_all(nrecvreq, reqs), "MPI_Waitall");
-        for (int p = 0; p < plan->nrecv; p++) {
-            copy_peer(plan, &plan->recv[p], plan->recv_combo, DIR_UNPACK, a,
-                      b, rbuf, threads, NULL);
+        if (nrecvreq > 0) {
+            check_mpi(MPI_Waitall(nrecvreq, reqs, plan->statuses),
+                      "MPI_Waitall");
+        }
+        /* a peer's last message is its last request */
+        for (int k = 0; k < nrecvreq; k++) {
+            int p = plan->req_peer[k];
+            if (k + 1 == nrecvreq || plan->req_peer[k + 1] != p) {
+                unpack_peer(plan, p, &plan->statuses[k], &pg);
+            }
         }
     }
     check_mpi(wait_all(nr - nrecvreq, reqs + nrecvreq), "MPI_Waitall");
+    /* packages read from shared buffers: acknowledgements sent, and
+     * (before this rank's buffer may be packed again) received */
+    check_mpi(wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
 
     if (stats_p) {
         stats_p->bytes_sent = plan->send_bytes;
@@ -470,4 +594,21 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         stats_p->threads = threads;
     }
     return CS_OK;
+}
+
+int64_t cs_eng_plan_shm_bytes(const cs_eng_plan_t *plan, int64_t min_bytes)
+{
+    if (min_bytes <= 0) {
+        return 0;
+    }
+    if (min_bytes < CS_ENG_SHM_MIN_FLOOR) {
+        min_bytes = CS_ENG_SHM_MIN_FLOOR;
+    }
+    for (int p = 0; p < plan->nsend; p++) {
+        if (shm_message(plan, &plan->send[p], plan->send_msg, min_bytes,
+                        cs_eng_default_max_msg)) {
+            return plan->send_ws;
+        }
+    }
+    return 0;
 }

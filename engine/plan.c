@@ -491,6 +491,9 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->req_peer);
     free(plan->remaining);
     free(plan->test_idx);
+    free(plan->statuses);
+    free(plan->done_reqs);
+    free(plan->sig);
     free(plan);
 }
 

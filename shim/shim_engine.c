@@ -42,6 +42,14 @@ int cs_shim_eng_type(int routine)
     }
 }
 
+/* The engine's threshold for the shared send buffer (0: never). */
+static int64_t engine_shm_min(const cs_config_t *cfg)
+{
+    return cfg->shm == CS_CFG_SHM_OFF || cfg->shm_min < 0 ? 0
+           : cfg->shm_min > 0                            ? cfg->shm_min
+                                                         : 1;
+}
+
 static int engine_threads(const cs_config_t *cfg)
 {
 #ifdef _OPENMP
@@ -61,7 +69,8 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                            cs_eng_exec_opts_t *opts_p, cs_eng_plan_t **plan_p,
                            cs_status_t *st_p)
 {
-    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
+                               engine_shm_min(cfg)};
     cs_eng_plan_t *plan = NULL;
     cs_status_t st = cs_eng_plan_create(la, lb, op, me, &plan);
     if (st == CS_OK) {
@@ -111,7 +120,8 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
 int cs_shim_engine_reuse(cs_eng_plan_t *plan, const cs_config_t *cfg,
                          cs_eng_exec_opts_t *opts_p, cs_status_t *st_p)
 {
-    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0};
+    cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
+                               engine_shm_min(cfg)};
     cs_status_t st = cs_eng_plan_reserve(plan, &opts);
     int local = st == CS_OK ? 0 : 2;
     if (local == 0 && cfg->max_memory >= 0 &&

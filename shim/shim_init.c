@@ -87,6 +87,7 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     cs_shim_report_write(cs_shim_registered_in_init);
     cs_shim_plan_cache_clear();
     cs_eng_workspace_release();
+    cs_eng_shm_release(); /* collective: every rank finalizes */
     return MPI_SUCCESS;
 }
 

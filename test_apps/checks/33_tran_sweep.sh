@@ -115,6 +115,10 @@ run_pair np3 3 $((120 * mult)) 3303
 run_pair np4 4 $((100 * mult)) 3304
 run_pair np5 5 $((60 * mult)) 3305
 run_pair np6 6 $((60 * mult)) 3306
+# the shared send buffer (engine/shm.c) from the first call that can use
+# it, for packages from 1 KiB on (the sweep's matrices are small)
+COSTA_SHIM_SHM=eager COSTA_SHIM_SHM_MIN=0 run_pair shm-np2 2 $((120 * mult)) 3502
+COSTA_SHIM_SHM=eager COSTA_SHIM_SHM_MIN=0 run_pair shm-np4 4 $((50 * mult)) 3504
 main_cfg=$total_cfg
 run_pair replicated-np2 2 $((100 * mult)) 3402 --replicated
 run_pair replicated-np3 3 $((60 * mult)) 3403 --replicated

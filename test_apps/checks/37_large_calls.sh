@@ -19,23 +19,32 @@ fails=0
 # gemr2d b: 36 -> 128 on 1x2 (pieces are whole local columns on both
 # sides), c: 1x2 -> 2x1 (received straight into B), i: 1000x1000;
 # tran a: pdtran (streaming transposes), b: a=2 b=3 (fused AVX kernel),
-# g: pdgeadd N and T with beta 1
-for run in "bench_gemr2d bci" "bench_tran abg"; do
+# g: pdgeadd N and T with beta 1.  The transposes run a second time with
+# COSTA_SHIM_SHM=eager: the shared send buffer is made at the first call
+# and the receiver reads each package from it (engine/shm.c).
+for run in "bench_gemr2d bci" "bench_tran abg" "bench_tran abg eager"; do
     set -- $run
+    shm=${3:-auto}
     bin=$BUILD_DIR/t/bench/$1
     cs_need_files "$bin"
     rc=0
     OMP_NUM_THREADS=1 timeout -k 10 300 "$MPIEXEC" -genv LD_PRELOAD "$CS_SHIM" \
-        -genv COSTA_SHIM_FALLBACK never -n 2 "$bin" --cases "$2" --reps 1 \
-        > "$CS_OUT/$1.out" 2> "$CS_OUT/$1.err" || rc=$?
-    rows=$(grep -c ' ok$' "$CS_OUT/$1.out")
+        -genv COSTA_SHIM_FALLBACK never -genv COSTA_SHIM_SHM "$shm" \
+        -genv COSTA_SHIM_LOG_LEVEL info -n 2 "$bin" --cases "$2" --reps 1 \
+        > "$CS_OUT/$1.$shm.out" 2> "$CS_OUT/$1.$shm.err" || rc=$?
+    rows=$(grep -c ' ok$' "$CS_OUT/$1.$shm.out")
+    if [ "$shm" = eager ] &&
+       ! grep -q 'shared send buffer grown' "$CS_OUT/$1.$shm.err"; then
+        rc=99 # the shared buffer was not made
+    fi
     want=${#2}
     [ "$1" = bench_tran ] && want=$((want + 1)) # g is g1 and g2
     if [ "$rc" -ne 0 ] || [ "$rows" -ne "$want" ]; then
-        cs_report FAIL "$1 --cases $2: rc=$rc, $rows of $want cases ok"
-        tail -n 12 "$CS_OUT/$1.out" "$CS_OUT/$1.err" | sed 's/^/      | /'
+        cs_report FAIL "$1 --cases $2 (shm $shm): rc=$rc, $rows of $want cases ok"
+        tail -n 12 "$CS_OUT/$1.$shm.out" "$CS_OUT/$1.$shm.err" |
+            sed 's/^/      | /'
     else
-        cs_report ok "$1 --cases $2: $rows cases equal to native"
+        cs_report ok "$1 --cases $2 (shm $shm): $rows cases equal to native"
     fi
 done
 [ "$fails" -eq 0 ]

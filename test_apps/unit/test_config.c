@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 20);
+    CS_TEST_EQ(n, 22);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -191,6 +191,8 @@ static void test_defaults(void)
     CS_TEST_EQ(c.threads, 0);
     CS_TEST_EQ(c.overlap, 1);
     CS_TEST_EQ(c.max_memory, -1);
+    CS_TEST_EQ(c.shm, CS_CFG_SHM_AUTO);
+    CS_TEST_EQ(c.shm_min, 64 * 1024);
     CS_TEST_EQ(c.relabel, CS_CFG_RELABEL_OFF);
     CS_TEST_ASSERT(strcmp(c.relabel_plan, "costa_shim.relabel.plan") == 0);
     CS_TEST_EQ(c.verify, 0);
@@ -564,6 +566,10 @@ static void test_bad_values(void)
         {"COSTA_SHIM_MAX_MEMORY", "4GBB"},
         {"COSTA_SHIM_MAX_MEMORY", "9999999999T"},
         {"COSTA_SHIM_MAX_MEMORY", ""},
+        {"COSTA_SHIM_SHM", "on"},
+        {"COSTA_SHIM_SHM", ""},
+        {"COSTA_SHIM_SHM_MIN", "-1"},
+        {"COSTA_SHIM_SHM_MIN", "64q"},
         {"COSTA_SHIM_RELABEL", "yes"},
         {"COSTA_SHIM_RELABEL", ""},
         {"COSTA_SHIM_RELABEL_PLAN", long_path},
