@@ -78,37 +78,44 @@ static int check_operand(const int *d, int rows, int cols, int i, int j,
 
 /*
  * 1 when PBLAS forms sub(C) through a sum with zeros, which turns -0.0
- * into +0.0 (docs/design.md, "Replicated operands").  PB_Cptran (p?tran*,
- * p?geadd 'T'/'C') and PB_Cpgeadd (p?geadd 'N') work on one-dimensional
- * panels and hand each to PB_Cpaxpby; when the panel of A is distributed
- * but the panel of C is not (its source is -1), PB_CpaxpbyDN pads the
- * parts of C a process does not compute with zeros and sums the copies
- * (Cgsum2d) over a scope of more than one process.  The panels run along
- * C's rows when M <= N (or when the grid or A leaves no choice), along its
- * columns otherwise.  Checked against Debian's PBLAS on 1 x 2, 2 x 1, 2 x 2,
- * 2 x 3 and 3 x 2 grids for every pattern of sources -1 (960 calls,
- * tran, geadd 'N' and 'T', wide and tall): the rule predicts every
- * one.
+ * into +0.0 (docs/design.md, "Replicated operands").  PBLAS works on
+ * one-dimensional panels of C (columns: c_col, else rows) and of A
+ * (a_col), each handed to PB_Cpaxpby (PB_Cptran, PB_Cpgeadd) or scattered
+ * (PB_Cptradd).  When A's panel is distributed along its length but C's is
+ * not (its source there is -1, or one process), PBLAS pads what a process
+ * does not compute with zeros and sums the copies (Cgsum2d): over A's
+ * processes when C is replicated across the panel too, else over C's
+ * processes along it; a sum over one process adds nothing.  Checked
+ * against Debian's PBLAS on 1 x 2, 2 x 1, 2 x 2, 2 x 3 and 3 x 2 grids for
+ * every pattern of sources -1 (960 calls of tran and geadd 'N'/'T', wide
+ * and tall), and by check 38 (tradd too).
  */
-static int pblas_sums(int tran_kind, int64_t m, int64_t n, int p, int q,
-                      const operand_t *xa, const operand_t *xc)
+static int panels_sum(int c_col, int a_col, int p, int q, const operand_t *xa,
+                      const operand_t *xc)
 {
-    if (!tran_kind) {
-        if (m <= n || q == 1 || xa->csrc < 0) { /* panels of rows */
-            return xa->csrc >= 0 && q > 1 && xc->csrc < 0;
-        }
-        return xa->rsrc >= 0 && p > 1 && xc->rsrc < 0;
+    int a_dist = a_col ? xa->rsrc >= 0 && p > 1 : xa->csrc >= 0 && q > 1;
+    int c_dist = c_col ? xc->rsrc >= 0 && p > 1 : xc->csrc >= 0 && q > 1;
+    int c_repl = c_col ? xc->csrc < 0 || q == 1 : xc->rsrc < 0 || p == 1;
+    int c_procs = c_col ? p : q;
+    return a_dist && !c_dist && (c_repl || c_procs > 1);
+}
+
+/* The panels each PBLAS routine cuts: PB_Cptran (p?tran*, p?geadd 'T'/'C')
+ * runs along C's rows (A's columns) when M <= N or the grid or A leaves no
+ * choice; PB_Cpgeadd (p?geadd 'N') along rows of both likewise; PB_Cptradd
+ * along C's columns when M >= N, A's the same way unless transposed. */
+static int pblas_sums(int family, int trans, int64_t m, int64_t n, int p,
+                      int q, const operand_t *xa, const operand_t *xc)
+{
+    if (family == CS_SHIM_FAM_TRADD) {
+        return panels_sum(m >= n, trans ? m < n : m >= n, p, q, xa, xc);
     }
-    if (m <= n || p == 1 || xa->rsrc < 0) { /* rows of C, columns of A */
-        int a_dist = xa->rsrc >= 0 && p > 1;
-        int c_dist = xc->csrc >= 0 && q > 1;
-        int c_repl = xc->rsrc < 0 || p == 1;
-        return a_dist && !c_dist && (c_repl || q > 1);
+    if (trans) {
+        int rows = m <= n || p == 1 || xa->rsrc < 0;
+        return panels_sum(!rows, rows, p, q, xa, xc);
     }
-    int a_dist = xa->csrc >= 0 && q > 1;
-    int c_dist = xc->rsrc >= 0 && p > 1;
-    int c_repl = xc->csrc < 0 || q == 1;
-    return a_dist && !c_dist && (c_repl || p > 1);
+    int rows = m <= n || q == 1 || xa->csrc < 0;
+    return panels_sum(!rows, !rows, p, q, xa, xc);
 }
 
 static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
@@ -367,17 +374,16 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
      * the copies of C (pblas_sums) it adds the zero after alpha * op(A) in
      * some panels and before it in others (when it unpacks through a
      * buffer); both give the same bits only for alpha = 1, so other alphas
-     * go to PBLAS.  p?tradd's replicated paths were not pinned down: they
-     * go to PBLAS too. */
+     * go to PBLAS.  p?tradd scales op(A) before it scatters and sums, so
+     * any real alpha gives the same bits; its complex sums (the ?AXPY
+     * order of cs_eng_op_t.tradd after a sum) were not checked and go to
+     * PBLAS. */
     if (arg == ARG_OK &&
-        (xa.rsrc < 0 || xa.csrc < 0 || xc.rsrc < 0 || xc.csrc < 0)) {
-        if (rt->family == CS_SHIM_FAM_TRADD) {
+        (xa.rsrc < 0 || xa.csrc < 0 || xc.rsrc < 0 || xc.csrc < 0) && !a0 &&
+        pblas_sums(rt->family, op.trans, g->m, g->n, p, q, &xa, &xc)) {
+        op.add_zero = 1;
+        if (rt->family == CS_SHIM_FAM_TRADD ? cplx : !a1) {
             arg = ARG_UNSUPPORTED;
-        } else if (!a0 && pblas_sums(op.trans, g->m, g->n, p, q, &xa, &xc)) {
-            op.add_zero = 1;
-            if (!a1) {
-                arg = ARG_UNSUPPORTED;
-            }
         }
     }
     if (g->m == 0 || g->n == 0 || (a0 && b1)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_apps/checks/38_replicated_zeros.sh - replicated targets (RSRC or
 # CSRC = -1) keep PBLAS's signs of zeros: repl_zeros calls p?tran,
-# p?tranc and p?geadd ('N', 'T') with sources full of -0.0 on every
+# p?tranc, p?geadd ('N', 'T') and p?tradd with sources full of -0.0 on every
 # pattern of replicated A and C, on 2, 4 and 6 ranks (six grid shapes);
 # the run under the shim (COSTA_SHIM_FALLBACK=never) must print the same
 # digests of every rank's whole C as the native run, and every call must be
@@ -37,7 +37,7 @@ for np in 2 4 6; do
     fi
     # the report counts the calls of every rank
     "${PYTHON:-python3}" "$stats" "$out/stats" \
-        --routine-regex '^(pdtran_|pztranc_|pdgeadd_|pzgeadd_)$' \
+        --routine-regex '^(pdtran_|pztranc_|pdgeadd_|pzgeadd_|pdtradd_)$' \
         --expect-engine-calls "$((calls * np))" --no-fallback \
         > "$out/stats.txt" || { tail -n 3 "$out/stats.txt"; exit 1; }
 done

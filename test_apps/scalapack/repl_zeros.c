@@ -3,8 +3,9 @@
  *
  * Where PBLAS forms a replicated sub(C) by summing the copies with zeros,
  * -0.0 becomes +0.0; elsewhere it stays.  This program calls pdtran,
- * pdgeadd ('N' and 'T'), pztranc and pzgeadd ('N') with alpha = 1, beta =
- * 0 and 2, sources full of -0.0 (and some ordinary values), on every
+ * pdgeadd ('N' and 'T'), pztranc, pzgeadd ('N') and pdtradd ('L' 'N', 'U'
+ * 'T') with alpha = 1, beta = 0 and 2 (p?tradd also alpha = -1.5, beta =
+ * 2), sources full of -0.0 (and some ordinary values), on every
  * pattern of RSRC/CSRC = -1 for A and C, on the grids the ranks allow
  * (2 ranks: 2 x 1 and 1 x 2; 4: 2 x 2 and 1 x 4; 6: 2 x 3 and 3 x 2), M < N and
  * M > N.  Rank 0 prints one digest line per call (every rank's whole
@@ -35,8 +36,20 @@ void pdgeadd_(const char *, int *, int *, double *, double *, int *, int *,
               int *, double *, double *, int *, int *, int *, size_t);
 void pzgeadd_(const char *, int *, int *, double *, double *, int *, int *,
               int *, double *, double *, int *, int *, int *, size_t);
+void pdtradd_(const char *, const char *, int *, int *, double *, double *,
+              int *, int *, int *, double *, double *, int *, int *, int *,
+              size_t, size_t);
 
-enum { K_DTRAN, K_DGEADD_N, K_DGEADD_T, K_ZTRANC, K_ZGEADD_N, NKIND };
+enum {
+    K_DTRAN,
+    K_DGEADD_N,
+    K_DGEADD_T,
+    K_DTRADD_LN,
+    K_DTRADD_UT,
+    K_ZTRANC,
+    K_ZGEADD_N,
+    NKIND
+};
 enum { NB = 2, OFF = 2 }; /* block size; sub-matrices start at (2, 2) */
 
 /* local extent of n indices in blocks of NB from src over np (src -1:
@@ -145,10 +158,15 @@ int main(int argc, char **argv)
         for (int kind = 0; kind < NKIND; kind++)
             for (int s = 0; s < 2; s++)
                 for (int pat = 0; pat < 16; pat++)
-                    for (int bi = 0; bi < 2; bi++, idx++) {
+                    for (int bi = 0; bi < (kind == K_DTRADD_LN ||
+                                                   kind == K_DTRADD_UT
+                                               ? 3
+                                               : 2);
+                         bi++, idx++) {
                         int m = shapes[s][0], n = shapes[s][1];
                         int cplx = kind >= K_ZTRANC;
-                        int tr = kind != K_DGEADD_N && kind != K_ZGEADD_N;
+                        int tr = kind != K_DGEADD_N && kind != K_ZGEADD_N &&
+                                 kind != K_DTRADD_LN;
                         /* a source -1 or the last process row/column */
                         int ars = pat & 1 ? -1 : P - 1;
                         int acs = pat & 2 ? -1 : Q - 1;
@@ -162,7 +180,9 @@ int main(int argc, char **argv)
                                  ccs, P, Q, myr, myc);
                         double *A = mat_fill(&a, cplx, P, Q, myr, myc, aval);
                         double *C = mat_fill(&c, cplx, P, Q, myr, myc, cval);
-                        double al[2] = {1.0, 0.0}, be[2] = {betas[bi], 0.0};
+                        /* p?tradd also with alpha -1.5 (and beta 2) */
+                        double al[2] = {bi == 2 ? -1.5 : 1.0, 0.0};
+                        double be[2] = {betas[bi == 2 ? 1 : bi], 0.0};
                         int i1 = OFF + 1, j1 = OFF + 1;
                         switch (kind) {
                         case K_DTRAN:
@@ -173,6 +193,12 @@ int main(int argc, char **argv)
                         case K_DGEADD_T:
                             pdgeadd_(tr ? "T" : "N", &m, &n, al, A, &i1, &j1,
                                      a.desc, be, C, &i1, &j1, c.desc, 1);
+                            break;
+                        case K_DTRADD_LN:
+                        case K_DTRADD_UT:
+                            pdtradd_(tr ? "U" : "L", tr ? "T" : "N", &m, &n,
+                                     al, A, &i1, &j1, a.desc, be, C, &i1,
+                                     &j1, c.desc, 1, 1);
                             break;
                         case K_ZTRANC:
                             pztranc_(&m, &n, al, A, &i1, &j1, a.desc, be, C,
@@ -191,9 +217,9 @@ int main(int argc, char **argv)
                                    0, MPI_COMM_WORLD);
                         if (rank == 0) {
                             printf("case %ld grid %dx%d kind %d m %d n %d "
-                                   "src A %d,%d C %d,%d beta %g:",
+                                   "src A %d,%d C %d,%d alpha %g beta %g:",
                                    idx, P, Q, kind, m, n, ars, acs, crs, ccs,
-                                   betas[bi]);
+                                   al[0], be[0]);
                             for (int r = 0; r < np; r++)
                                 printf(" %016llx", (unsigned long long)all[r]);
                             printf("\n");

@@ -113,9 +113,9 @@ static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
  * (and sign of zeros) depends on PBLAS's internal buffering (?AXPY, which
  * may fuse, or its own loop);
  * complex scalings PBLAS does with ?SCAL (alpha = 0 with beta not 0 or 1,
- * and p?tradd's); p?tradd with a replicated operand (RSRC or CSRC = -1);
- * replicated C where PBLAS sums its copies (pblas_sums) and alpha is not
- * 0 or 1. */
+ * and p?tradd's); replicated C (RSRC or CSRC = -1) where PBLAS sums its
+ * copies (pblas_sums) with alpha not 0 and, for p?tran* and p?geadd, not 1,
+ * for p?tradd complex. */
 static long g_calls_unsup;
 static int g_verbose, g_replicated, g_classify, g_hard;
 /* --nonfinite: hard values include NaN and Inf.  Off by default: when both
@@ -655,16 +655,20 @@ static void suba_dims(const cfg_t *c, int *ar, int *ac)
 static int pblas_sums(const cfg_t *c, int P, int Q)
 {
     const mat_t *a = &c->a, *x = &c->b;
-    if (c->fam != F_TRAN && c->notran) { /* PB_Cpgeadd */
-        if (c->m <= c->n || Q == 1 || a->CSRC < 0)
-            return a->CSRC >= 0 && Q > 1 && x->CSRC < 0;
-        return a->RSRC >= 0 && P > 1 && x->RSRC < 0;
+    int ccol, acol; /* C's and A's panels are columns (else rows) */
+    if (c->fam == F_TRADD) { /* PB_Cptradd */
+        ccol = c->m >= c->n;
+        acol = c->notran ? ccol : !ccol;
+    } else if (c->fam != F_TRAN && c->notran) { /* PB_Cpgeadd */
+        ccol = acol = !(c->m <= c->n || Q == 1 || a->CSRC < 0);
+    } else { /* PB_Cptran */
+        acol = c->m <= c->n || P == 1 || a->RSRC < 0;
+        ccol = !acol;
     }
-    if (c->m <= c->n || P == 1 || a->RSRC < 0) /* PB_Cptran */
-        return a->RSRC >= 0 && P > 1 && !(x->CSRC >= 0 && Q > 1) &&
-               (x->RSRC < 0 || P == 1 || Q > 1);
-    return a->CSRC >= 0 && Q > 1 && !(x->RSRC >= 0 && P > 1) &&
-           (x->CSRC < 0 || Q == 1 || P > 1);
+    int adist = acol ? a->RSRC >= 0 && P > 1 : a->CSRC >= 0 && Q > 1;
+    int cdist = ccol ? x->RSRC >= 0 && P > 1 : x->CSRC >= 0 && Q > 1;
+    int crepl = ccol ? x->CSRC < 0 || Q == 1 : x->RSRC < 0 || P == 1;
+    return adist && !cdist && (crepl || (ccol ? P : Q) > 1);
 }
 
 static void call_pblas(cfg_t *c)
@@ -718,8 +722,8 @@ static void call_pblas(cfg_t *c)
     if (m > 0 && n > 0 && !(a0 && b1) &&
         ((c->fam != F_TRADD && b1 && !a0 && (is_cplx(c->t) || !a1)) ||
          (is_cplx(c->t) && ((a0 && !b0 && !b1) || tradd_scal)) ||
-         (repl && c->fam == F_TRADD) ||
-         (repl && !a0 && !a1 && pblas_sums(c, c->ga.P, c->ga.Q))))
+         (repl && !a0 && pblas_sums(c, c->ga.P, c->ga.Q) &&
+          (c->fam == F_TRADD ? is_cplx(c->t) : !a1))))
         g_calls_unsup++;
     g_calls++;
     if (m == 0 || n == 0)
