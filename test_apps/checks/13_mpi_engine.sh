@@ -54,6 +54,7 @@ for p in 1 2 3 4 5; do
     run "p$p" "$p" $((cases * mult))
 done
 if [ "${CS_CHECK_FULL:-0}" = 1 ] && command -v valgrind > /dev/null; then
-    run "valgrind.p2" 2 300 valgrind --error-exitcode=1 -q
+    run "valgrind.p2" 2 300 valgrind --error-exitcode=1 -q \
+        --suppressions="$(dirname "$0")/../lib/valgrind_mpich.supp"
 fi
 exit "$status"
