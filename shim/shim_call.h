@@ -121,6 +121,22 @@ int cs_shim_engine_reuse(cs_eng_plan_t *plan, const struct cs_config *cfg,
 
 /* The engine operation of a call as a plain copy: sizes, 0-based offsets,
  * element size; families add transform, trapezoid and scalars. */
+/*
+ * The shared send buffer (engine/shm.c) in a call's collective decision:
+ * cs_shim_shm_wish() gives the bit (CS_SHIM_SHM_GROW) to OR into this
+ * rank's code before the call's MPI_Allreduce(MPI_MAX), set when its plan
+ * (NULL: none) wants a larger buffer that pays off and this call has every
+ * process of MPI_COMM_WORLD; cs_shim_shm_agree() then grows the buffer on
+ * every rank when any asked and no rank refused the call (reduced code
+ * below 3), and returns the reduced code without the bit.  Collective when
+ * the bit is set.
+ */
+#define CS_SHIM_SHM_GROW 16
+int cs_shim_shm_wish(const cs_eng_plan_t *plan, const cs_eng_exec_opts_t *opts,
+                     const struct cs_config *cfg, MPI_Comm comm,
+                     int64_t *need_p);
+int cs_shim_shm_agree(int worst, int64_t need, const char *name);
+
 cs_eng_op_t cs_shim_eng_op(const cs_shim_call_t *g);
 
 /* Element type of the engine for a routine's type letter. */

@@ -132,3 +132,35 @@ int cs_shim_engine_reuse(cs_eng_plan_t *plan, const cs_config_t *cfg,
     *st_p = st;
     return local;
 }
+
+int cs_shim_shm_wish(const cs_eng_plan_t *plan, const cs_eng_exec_opts_t *opts,
+                     const cs_config_t *cfg, MPI_Comm comm, int64_t *need_p)
+{
+    int64_t need =
+        plan ? cs_eng_plan_shm_bytes(plan, opts->shm_min_bytes) : 0;
+    *need_p = need;
+    if (need <= cs_eng_shm_size()) {
+        return 0;
+    }
+    /* growing is collective over the world: only in a call of all of it */
+    int nc = 0, nw = 0;
+    MPI_Comm_size(comm, &nc);
+    MPI_Comm_size(MPI_COMM_WORLD, &nw);
+    int pays = cfg->shm == CS_CFG_SHM_EAGER || cs_eng_shm_pays(need);
+    int fits = cfg->max_memory < 0 ||
+               cs_eng_plan_workspace_bytes(plan) + need <= cfg->max_memory;
+    return nc == nw && pays && fits ? CS_SHIM_SHM_GROW : 0;
+}
+
+int cs_shim_shm_agree(int worst, int64_t need, const char *name)
+{
+    int code = worst & ~CS_SHIM_SHM_GROW;
+    if ((worst & CS_SHIM_SHM_GROW) && code < 3) {
+        /* every rank of the world is here and does the same */
+        int ok = cs_eng_shm_grow(need);
+        cs_log_info("%s: shared send buffer %s: %.1f MiB", name,
+                    ok ? "grown" : "not available",
+                    (double)cs_eng_shm_size() / (1 << 20));
+    }
+    return code;
+}

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "config/log.h"
 #include "shim/shim_call.h"
 #include "shim/shim_trace.h"
 
@@ -423,36 +422,18 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                        : plan_build(&xa, &xc, &op, p, q, 0, 0, me, cfg,
                                     &opts, &plan, &st);
     }
-    /* the shared send buffer (engine/shm.c) grows only when every process
-     * of MPI_COMM_WORLD is in this call, since growing is collective
-     * there; the memory cap counts it */
-    int64_t shm_need = arg == ARG_OK && !split && local == 0
-                           ? cs_eng_plan_shm_bytes(plan, opts.shm_min_bytes)
-                           : 0;
-    int nc = 0, nw = 0;
-    MPI_Comm_size(comm, &nc);
-    MPI_Comm_size(MPI_COMM_WORLD, &nw);
-    int grow = shm_need > cs_eng_shm_size() && nc == nw &&
-               (cfg->shm == CS_CFG_SHM_EAGER || cs_eng_shm_pays(shm_need)) &&
-               (cfg->max_memory < 0 ||
-                cs_eng_plan_workspace_bytes(plan) + shm_need <=
-                    cfg->max_memory);
     /* one reduction: invalid anywhere > unsupported > failed > memory >
-     * ok, and whether any rank wants the shared buffer larger (bit 4) */
+     * ok, and whether any rank wants the shared send buffer larger */
+    int64_t shm_need = 0;
     int code = arg == ARG_INVALID       ? 4
                : arg == ARG_UNSUPPORTED ? 3
                                         : local;
-    code |= grow << 4;
+    code |= cs_shim_shm_wish(arg == ARG_OK && !split && local == 0 ? plan
+                                                                    : NULL,
+                             &opts, cfg, comm, &shm_need);
     int worst = code;
     MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if ((worst >> 4) && (worst & 15) < 3) {
-        /* every rank of the world is here and does the same */
-        int ok = cs_eng_shm_grow(shm_need);
-        cs_log_info("%s: shared send buffer %s: %.1f MiB", name,
-                    ok ? "grown" : "not available",
-                    (double)cs_eng_shm_size() / (1 << 20));
-    }
-    worst &= 15;
+    worst = cs_shim_shm_agree(worst, shm_need, name);
     if (worst >= 3) {
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC

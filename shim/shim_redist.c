@@ -23,6 +23,11 @@
 #include "shim/shim_relabel.h"
 #include "shim/shim_trace.h"
 
+/* Bytes of sub(A) from which a p?trmr2d call may grow the shared send
+ * buffer (below, its second reduction would cost more than the buffer
+ * saves: about 0.09 ms per MiB). */
+#define CS_SHIM_TRMR_SHM_BYTES ((int64_t)4 << 20)
+
 
 /* ------------------------------------------------------------ the table */
 
@@ -437,10 +442,24 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                                     &opts, &plan, &st);
         /* RATIONALE: only a finite memory cap makes a refusal likely
          * enough to pay a second reduction on every call; without one a
-         * local failure (malloc) is fatal. */
-        int worst = local;
-        if (cfg->max_memory >= 0) {
-            MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm);
+         * local failure (malloc) is fatal.  A large p?trmr2d (the
+         * trapezoid: packages the shared send buffer takes) pays one too,
+         * so that it may grow that buffer; whether to reduce must be the
+         * same on every rank, so it depends on the call alone. */
+        int64_t shm_need = 0;
+        int code = local;
+        int big_trmr = op.mask != CS_ENG_MASK_NONE &&
+                       (int64_t)g->m * g->n *
+                               (int64_t)cs_shim_routines[g->routine].esize >=
+                           CS_SHIM_TRMR_SHM_BYTES;
+        if (big_trmr) {
+            code |= cs_shim_shm_wish(local == 0 ? plan : NULL, &opts, cfg,
+                                     comm, &shm_need);
+        }
+        int worst = code;
+        if (cfg->max_memory >= 0 || big_trmr) {
+            MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+            worst = cs_shim_shm_agree(worst, shm_need, name);
         }
         int keep = cached ||
                    (local == 0 && worst == 0 &&

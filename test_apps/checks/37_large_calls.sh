@@ -20,9 +20,10 @@ fails=0
 # sides), c: 1x2 -> 2x1 (received straight into B), i: 1000x1000;
 # tran a: pdtran (streaming transposes), b: a=2 b=3 (fused AVX kernel),
 # g: pdgeadd N and T with beta 1.  The transposes run a second time with
-# COSTA_SHIM_SHM=eager: the shared send buffer is made at the first call
-# and the receiver reads each package from it (engine/shm.c).
-for run in "bench_gemr2d bci" "bench_tran abg" "bench_tran abg eager"; do
+# COSTA_SHIM_SHM=eager, with f (pdtrmr2d 4000x4000, 36 -> 128): the
+# shared send buffer is made at the first call and the receiver reads each
+# package from it (engine/shm.c).
+for run in "bench_gemr2d bci" "bench_tran abg" "bench_tran abfg eager"; do
     set -- $run
     shm=${3:-auto}
     bin=$BUILD_DIR/t/bench/$1
