@@ -99,12 +99,13 @@ for b in "${benches[@]}"; do
     run_mpi_bench "$b" "$@" || failed+=("$b")
 done
 
-# the large transposes again with the shared send buffer made at the first
-# call that can use it (COSTA_SHIM_SHM=eager): the steady state that the
-# default (auto) reaches in a long run, once the buffer has paid off
+# the large transposes (and f, pdtrmr2d) again with the shared send buffer
+# made at the first call that can use it (COSTA_SHIM_SHM=eager): the steady
+# state that the default (auto) reaches in a long run, once the buffer has
+# paid off
 echo
 CS_BENCH_PROG=bench_tran COSTA_SHIM_SHM=eager \
-    run_mpi_bench bench_tran_shm --cases abcdghj || failed+=(bench_tran_shm)
+    run_mpi_bench bench_tran_shm --cases abcdfghj || failed+=(bench_tran_shm)
 
 # the transform kernels alone against memcpy (one process, no MPI)
 kernels=$bdir/t/unit/bench_kernels
