@@ -303,6 +303,11 @@ struct cs_eng_plan {
     int64_t *sig;           /* per send peer: shared-buffer signal */
 };
 
+/* Cut every package of the plan into messages (send_msg, recv_msg, the
+ * peers' msg_first/msg_count, the receiving combos' direct flags); the
+ * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
+cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
+
 /* ------------------------------------------------ shared send buffer */
 
 /* This process's shared send buffer, or NULL. */
@@ -315,11 +320,6 @@ char *cs_eng_shm_peer(MPI_Comm comm, int peer);
 /* Memory barrier between writing the shared buffer and signalling (and
  * between being signalled and reading). */
 void cs_eng_shm_sync(void);
-
-/* Cut every package of the plan into messages (send_msg, recv_msg, the
- * peers' msg_first/msg_count, the receiving combos' direct flags); the
- * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
-cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
 
 /* ------------------------------------------------------------ kernels */
 

@@ -77,14 +77,15 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                            cs_status_t *st_p);
 
 /*
- * Given this rank's and the worst preparation result, run the plan (path
- * engine, volumes into rec) or turn the call into a `memory` fallback;
- * an engine failure is fatal.  Destroys the plan unless keep.  Collective
- * over comm when the plan runs.
+ * Given this rank's and the worst preparation result, run the n plans of
+ * the call one after the other (path engine, their volumes added up in
+ * rec) or turn the call into a `memory` fallback; an engine failure is
+ * fatal.  Destroys the plans unless keep.  Collective over comm when the
+ * plans run.
  */
 void cs_shim_engine_finish(const char *name, int local, int worst,
-                           cs_status_t st, cs_eng_plan_t *plan, const void *a,
-                           void *b, MPI_Comm comm,
+                           cs_status_t st, cs_eng_plan_t *const *plans, int n,
+                           const void *a, void *b, MPI_Comm comm,
                            const cs_eng_exec_opts_t *opts,
                            cs_shim_record_t *rec, int keep);
 

@@ -95,8 +95,8 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
 }
 
 void cs_shim_engine_finish(const char *name, int local, int worst,
-                           cs_status_t st, cs_eng_plan_t *plan, const void *a,
-                           void *b, MPI_Comm comm,
+                           cs_status_t st, cs_eng_plan_t *const *plans, int n,
+                           const void *a, void *b, MPI_Comm comm,
                            const cs_eng_exec_opts_t *opts,
                            cs_shim_record_t *rec, int keep)
 {
@@ -106,14 +106,24 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
     }
     if (worst != 0) {
         /* over the cap here or elsewhere, or another rank failed (it
-         * aborts the job): nobody runs the plan */
+         * aborts the job): nobody runs the plans */
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = CS_SHIM_REASON_MEMORY;
-    } else {
-        cs_eng_plan_execute(plan, a, b, comm, opts, &rec->vol);
     }
-    if (!keep) {
-        cs_eng_plan_destroy(plan);
+    for (int k = 0; k < n; k++) {
+        if (worst == 0) {
+            cs_eng_stats_t v = {0};
+            cs_eng_plan_execute(plans[k], a, b, comm, opts, &v);
+            rec->vol.bytes_sent += v.bytes_sent;
+            rec->vol.bytes_recv += v.bytes_recv;
+            rec->vol.bytes_self += v.bytes_self;
+            rec->vol.msgs_sent += v.msgs_sent;
+            rec->vol.msgs_recv += v.msgs_recv;
+            rec->vol.threads = v.threads;
+        }
+        if (!keep) {
+            cs_eng_plan_destroy(plans[k]);
+        }
     }
 }
 

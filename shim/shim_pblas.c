@@ -263,24 +263,6 @@ static void copies_free(copies_t *cp)
     free(cp->plan);
 }
 
-/* Run every sub-problem (all ranks agreed they can), adding up what each
- * moved. */
-static void copies_run(const copies_t *cp, const cs_shim_call_t *g,
-                       MPI_Comm comm, const cs_eng_exec_opts_t *opts,
-                       cs_shim_record_t *rec)
-{
-    for (int k = 0; k < cp->n; k++) {
-        cs_eng_stats_t v = {0};
-        cs_eng_plan_execute(cp->plan[k], g->a, g->b, comm, opts, &v);
-        rec->vol.bytes_sent += v.bytes_sent;
-        rec->vol.bytes_recv += v.bytes_recv;
-        rec->vol.bytes_self += v.bytes_self;
-        rec->vol.msgs_sent += v.msgs_sent;
-        rec->vol.msgs_recv += v.msgs_recv;
-        rec->vol.threads = v.threads;
-    }
-}
-
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                   cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
@@ -447,22 +429,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
     snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
     if (split) {
-        if (local == 2) {
-            cs_shim_fatal("%s: the engine could not prepare the call: %s",
-                          name, cs_status_str(st));
-        }
-        if (worst != 0) { /* over the memory cap here or elsewhere */
-            rec->path = CS_SHIM_PATH_FALLBACK;
-            rec->reason = CS_SHIM_REASON_MEMORY;
-        } else {
-            copies_run(&copies, g, comm, &opts, rec);
-        }
-        copies_free(&copies);
+        cs_shim_engine_finish(name, local, worst, st, copies.plan, copies.n,
+                              g->a, g->b, comm, &opts, rec, 0);
+        free(copies.plan);
         return;
     }
     int keep = cached || (local == 0 && worst == 0 &&
                           cs_shim_plan_cache_put(key, nkey, me, none, plan));
-    cs_shim_engine_finish(name, local, worst, st, plan, g->a, g->b, comm,
+    cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b, comm,
                           &opts, rec, keep);
 }
 
