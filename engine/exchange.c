@@ -172,6 +172,15 @@ static int shm_kind(const cs_eng_plan_t *plan)
     return plan->op.trans || !cs_eng_xform_plain(&plan->xf);
 }
 
+/* The package size from which the shared send buffer is used (0: never):
+ * the caller's threshold, at least CS_ENG_SHM_MIN_FLOOR. */
+static int64_t shm_threshold(int64_t min_bytes)
+{
+    return min_bytes > 0 && min_bytes < CS_ENG_SHM_MIN_FLOOR
+               ? CS_ENG_SHM_MIN_FLOOR
+               : min_bytes;
+}
+
 /* The message of pe's package when the package may wait in the shared
  * send buffer (one message of min..chunk bytes, nothing direct); NULL
  * otherwise. */
@@ -459,10 +468,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                          (size_t)(plan->send_ws + plan->recv_ws))
                    : NULL;
     /* packing into the shared send buffer when it can hold the packages */
-    int64_t shm_min = opts ? opts->shm_min_bytes : 0;
-    shm_min = shm_min > 0 && shm_min < CS_ENG_SHM_MIN_FLOOR
-                  ? CS_ENG_SHM_MIN_FLOOR
-                  : shm_min;
+    int64_t shm_min = shm_threshold(opts ? opts->shm_min_bytes : 0);
     char *shm = shm_min > 0 && plan->send_ws > 0 &&
                         plan->send_ws <= cs_eng_shm_size()
                     ? cs_eng_shm_mine()
@@ -598,11 +604,9 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
 
 int64_t cs_eng_plan_shm_bytes(const cs_eng_plan_t *plan, int64_t min_bytes)
 {
+    min_bytes = shm_threshold(min_bytes);
     if (min_bytes <= 0) {
         return 0;
-    }
-    if (min_bytes < CS_ENG_SHM_MIN_FLOOR) {
-        min_bytes = CS_ENG_SHM_MIN_FLOOR;
     }
     for (int p = 0; p < plan->nsend; p++) {
         if (shm_message(plan, &plan->send[p], plan->send_msg, min_bytes,
