@@ -328,17 +328,19 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
      * zeros ((y + 1*x) - 0*xi is +0 where y + x is -0).  Bit-identical
      * results cannot be promised without replaying that decision, so this
      * case goes to PBLAS.
-     * Real data with alpha not 0 or 1 goes there too: ?AXPY may fuse the
+     * Real data with other alphas goes there too: ?AXPY may fuse the
      * multiply-add (OpenBLAS's AVX2/AVX-512 kernels do: y + alpha x
      * rounded once), PBLAS's own loop does not, so the bits depend on the
      * same decision and on the BLAS (found by make check-full on an
      * AVX-512 machine: pstran_, seed 3302, config 987).  With alpha = 1
-     * both round alike.
+     * both round alike, and with alpha = -1 too (C - op(A), a common
+     * call): -a is exact, so y + (-1)a rounded once or twice is y - a.
      * p?tradd always scales into a buffer and adds with ?AXPY(one), which
      * the engine reproduces (cs_eng_op_t.tradd). */
     int b0 = op.beta[0] == 0.0 && op.beta[1] == 0.0;
-    if (b1 && !a0 && (cplx || !a1) && rt->family != CS_SHIM_FAM_TRADD &&
-        arg == ARG_OK) {
+    int am1 = op.alpha[0] == -1.0 && op.alpha[1] == 0.0;
+    if (b1 && !a0 && (cplx || !(a1 || am1)) &&
+        rt->family != CS_SHIM_FAM_TRADD && arg == ARG_OK) {
         arg = ARG_UNSUPPORTED;
     }
     /* RATIONALE: where PBLAS scales complex data with ?SCAL (alpha = 0:

@@ -12,9 +12,10 @@
 # routines) --expect-engine-calls (sum of the program's "calls" lines, M or
 # N = 0 calls included, minus its "calls_unsupported" lines) and
 # --expect-fallback unsupported=(sum of "calls_unsupported"), no other
-# fallback.  The documented fallback is complex p?tran*/p?geadd with beta =
-# 1 and alpha not 0 or 1, where PBLAS's rounding depends on its internal
-# buffering; exact counts catch any silent fallback, as
+# fallback.  The documented fallbacks (docs/design.md) are mainly
+# p?tran*/p?geadd with beta = 1 and alpha not 0 (complex) or not 0, 1 or
+# -1 (real), where PBLAS's rounding depends on its internal buffering;
+# exact counts catch any silent fallback, as
 # COSTA_SHIM_FALLBACK=never would.  A second, separate set of configs (tran_sweep
 # --replicated: RSRC and/or CSRC = -1) is run the same way and reported
 # under its own name.  Runs with more ranks than cores use

@@ -109,7 +109,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
 /* calls the shim is documented to hand to PBLAS (reason unsupported):
  * complex p?tran, p?tranu, p?tranc and p?geadd with beta = 1 and alpha
- * not 0, and real ones with beta = 1 and alpha not 0 or 1, whose rounding
+ * not 0, and real ones with beta = 1 and alpha not 0, 1 or -1, whose rounding
  * (and sign of zeros) depends on PBLAS's internal buffering (?AXPY, which
  * may fuse, or its own loop);
  * complex scalings PBLAS does with ?SCAL (alpha = 0 with beta not 0 or 1,
@@ -439,14 +439,14 @@ static const double ab_cases[][4] = {
     {0, 0, 0, 0},      {0, 0, 1, 0},       {0, 0, 2, 0},
     {1, 0, 0, 0},      {1, 0, 1, 0},       {2, 0, 3, 0},
     {-0.5, 0, 0.25, 0}, {2, 0, 1, 0},      {1, 0, -2, 0},
-    {0, 0, -0.0, 0},   {-1.5, 0, 0, 0},
+    {0, 0, -0.0, 0},   {-1.5, 0, 0, 0},    {-1, 0, 1, 0},
     /* complex only */
     {1.5, -2, 0.5, 0.25}, {0, 1, 1, 0},    {-2, 0.5, 0, 0},
     {0, 0, 0.5, -1.5},  {0.5, 1, -1, 2},   {1, 0, 0, -1},
     {0, 0, -0.0, -0.0}, {-0.5, -0.25, 1, 0}, {0.25, 2, 1, 0},
 };
 #define NAB ((int)(sizeof ab_cases / sizeof ab_cases[0]))
-#define NREAL 11
+#define NREAL 12
 
 typedef struct {
     int k, fam;
@@ -714,13 +714,14 @@ static void call_pblas(cfg_t *c)
         break;
     }
     int a0 = c->al[0] == 0 && c->al[1] == 0, a1 = c->al[0] == 1 && c->al[1] == 0;
+    int am1 = c->al[0] == -1 && c->al[1] == 0;
     int b0 = c->be[0] == 0 && c->be[1] == 0, b1 = c->be[0] == 1 && c->be[1] == 0;
     int conj = c->fam == F_TRAN ? c->conj : (c->trans == 'C' || c->trans == 'c');
     int tradd_scal = c->fam == F_TRADD && ((!b0 && !b1) || (!a0 && !a1 && !conj));
     int repl = c->a.RSRC < 0 || c->a.CSRC < 0 || c->b.RSRC < 0 ||
                c->b.CSRC < 0;
     if (m > 0 && n > 0 && !(a0 && b1) &&
-        ((c->fam != F_TRADD && b1 && !a0 && (is_cplx(c->t) || !a1)) ||
+        ((c->fam != F_TRADD && b1 && !a0 && (is_cplx(c->t) || !(a1 || am1))) ||
          (is_cplx(c->t) && ((a0 && !b0 && !b1) || tradd_scal)) ||
          (repl && !a0 && pblas_sums(c, c->ga.P, c->ga.Q) &&
           (c->fam == F_TRADD ? is_cplx(c->t) : !a1))))
