@@ -62,7 +62,7 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "shared-memory send buffer for processes on the same node (created "
      "and grown in calls where every process of MPI_COMM_WORLD takes "
      "part): `auto` creates it once the data that could have used it is "
-     "64 times its size (its page faults then have paid off), `eager` at "
+     "40 times its size (its page faults then have paid off), `eager` at "
      "the first call that can use it, `off` never"},
     {"COSTA_SHIM_SHM_MIN", "64k", NULL, CS_CFG_T_SIZE, CS_OFF(shm_min), NULL,
      0, INT64_MAX,

@@ -285,16 +285,18 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan);
 int64_t cs_eng_plan_shm_bytes(const cs_eng_plan_t *plan, int64_t min_bytes);
 
 /*
- * RATIONALE: a new shared buffer costs its page faults once (shared memory
- * takes no huge pages here: 5.8 ms per MiB on the CI machine, 210 ms for
- * the 36 MiB of a 4000 x 4000 pdtran on 2 ranks), and saves MPI's copy on
- * every later call (0.09 ms per MiB: 13.4 -> 10.2 ms there).  So, like
- * renting skis until the rent paid equals the price, the buffer grows only
- * once the bytes that could have used it reach CS_ENG_SHM_PAYBACK times
- * its size: a program that calls rarely never pays, one that calls often
- * pays at most about twice what the best choice in hindsight would.
+ * RATIONALE: a new shared buffer costs its pages once (shared memory takes
+ * no huge pages here, and on the CI machine, a virtual machine, each page's
+ * first use by either side is slow: the 36 MiB of a 4000 x 4000 pdtran on
+ * 2 ranks made its first call 268-280 ms instead of 136-138 ms, about
+ * 3.8 ms per MiB), and saves MPI's copy on every later call (10.7-11.2 ->
+ * 8.1-8.6 ms there, about 0.09 ms per MiB).  So, like renting skis until
+ * the rent paid equals the price, the buffer grows only once the bytes
+ * that could have used it reach CS_ENG_SHM_PAYBACK (3.8 / 0.09, rounded)
+ * times its size: a program that calls rarely never pays, one that calls
+ * often pays at most about twice what the best choice in hindsight would.
  */
-#define CS_ENG_SHM_PAYBACK 64
+#define CS_ENG_SHM_PAYBACK 40
 
 /* Count bytes of packages that qualified for the shared buffer but went
  * through MPI.  Local. */

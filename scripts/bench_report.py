@@ -288,7 +288,7 @@ def main():
                    "use it, so *1st call* includes its page faults and "
                    "the median shows the steady state.  With the default "
                    "(`auto`) a program reaches that steady state once it "
-                   "has moved 64 times the buffer's size through such "
+                   "has moved 40 times the buffer's size through such "
                    "packages; in the table above (the default) the buffer "
                    "appears part-way through the run, and a case whose "
                    "*1st call* stands out may include its page faults.",
