@@ -346,6 +346,26 @@ void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
  * copies stream; measured on the CI machine (32 MiB L3 per CCD). */
 #define CS_ENG_STREAM_MIN_BYTES ((int64_t)32 << 20)
 
+/*
+ * Bytes of each target column that a transpose kernel writes per visit:
+ * the register kernels walk strips of source rows left to right, so each
+ * visit writes this many bytes into each of the strip's target columns.
+ * One cache line, unless the distance between target columns is a
+ * multiple of 512 bytes (a leading dimension such as 1024, 2048 or 4096
+ * doubles), where consecutive columns fall on at most 8 offsets modulo
+ * 4 KiB, the same cache sets and memory banks: then four.  RATIONALE,
+ * measured (one process, CI machine, GB/s read + written, one line per
+ * visit -> four): 2048 x 2048 doubles with streaming stores, target ld
+ * 2048 or 4096 10-11 -> 19-22, ld 2304 (2 KiB mod 4 KiB) 11.6 -> 32.8,
+ * ld 2176 (1 KiB) 11.7 -> 30.8, ld 2112 (512 B) 21.9 -> 35.9, but ld 2080
+ * (256 B) 36.0 -> 34.0 and ld 2000 52.7 -> 40.4; 1024 x 1024 with normal
+ * stores (in cache), ld 1024 9.0 -> 27.1, ld 1280 11.3 -> 42.2.
+ */
+static inline int64_t cs_eng_strip_bytes(int64_t dcs_bytes)
+{
+    return dcs_bytes % 512 == 0 ? 256 : 64;
+}
+
 /* ------------------------------------------------------------ workspace */
 
 /* A buffer of at least bytes bytes, kept between calls; NULL on failure. */

@@ -118,19 +118,20 @@ typedef void (*cs_eng_tkern_t)(const char *s, int64_t srs, char *d,
  * transpose_es()) reached 12-19 GB/s, this order 19-26 GB/s: each of the
  * strip's source rows is read front to back (the prefetchers follow
  * CS_ENG_TS streams), and each destination column receives one whole
- * cache line (CS_ENG_TS elements of 8 bytes) per visit.  Always inlined
- * with a constant kernel, so the kernel is inlined too and each caller
- * keeps its target.
+ * cache line (CS_ENG_TS elements of 8 bytes) per visit (more where the
+ * target's columns are a multiple of 512 bytes apart: cs_eng_strip_bytes).
+ * Always inlined with a constant kernel, so the kernel is inlined too and
+ * each caller keeps its target.
  */
 enum { CS_ENG_TS = 8 };
 
 static inline __attribute__((always_inline)) void
-transpose_blocked(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t rows,
-                  int64_t cols, const char *s, int64_t srs, char *d,
-                  int64_t dcs)
+transpose_strips(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t ts,
+                 int64_t rows, int64_t cols, const char *s, int64_t srs,
+                 char *d, int64_t dcs)
 {
     int64_t cb = cols / b * b, e = (int64_t)es;
-    int64_t ts = CS_ENG_TS / b * b, rb = rows / ts * ts;
+    int64_t rb = rows / ts * ts;
     for (int64_t r0 = 0; r0 < rb; r0 += ts) {
         for (int64_t c = 0; c < cb; c += b) {
             for (int64_t r = r0; r < r0 + ts; r += b) {
@@ -141,6 +142,25 @@ transpose_blocked(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t rows,
     transpose_es(es, rows - rb, cb, s + rb * srs * e, srs, d + rb * e, dcs);
     transpose_es(es, rows, cols - cb, s + cb * e, srs, d + cb * dcs * e,
                  dcs);
+}
+
+/* CS_ENG_TS rows (of 8-byte elements; as many of the others) per strip,
+ * four times as many where the target's columns want four lines per visit
+ * (cs_eng_strip_bytes).  RATIONALE: the strip height is a constant in
+ * each branch, so the strip's kernel calls unroll; as a variable it cost
+ * the unaliased streaming transpose 61-64 -> 35-42 GB/s (2000 x 2000). */
+static inline __attribute__((always_inline)) void
+transpose_blocked(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t rows,
+                  int64_t cols, const char *s, int64_t srs, char *d,
+                  int64_t dcs)
+{
+    if (cs_eng_strip_bytes(dcs * (int64_t)es) > 64) {
+        transpose_strips(es, b, kern, 4 * CS_ENG_TS / b * b, rows, cols, s,
+                         srs, d, dcs);
+    } else {
+        transpose_strips(es, b, kern, CS_ENG_TS / b * b, rows, cols, s, srs,
+                         d, dcs);
+    }
 }
 
 /* RATIONALE: loads and stores of raw bit patterns through double

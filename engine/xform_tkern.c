@@ -24,9 +24,6 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* Strips: one 64-byte cache line per target column per visit. */
-#define TK_STRIP_BYTES 64
-
 /* 4 x 4 doubles: source rows s, s + srs, ... (4 contiguous elements each)
  * become c[0..3], the target columns. */
 __attribute__((target("avx"))) static inline void

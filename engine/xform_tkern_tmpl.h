@@ -63,15 +63,14 @@ TK_NAME(vop)(int mode, TK_V al, TK_V be, TK_V a, const TK_T *dp)
     }
 }
 
-/* Strips of TK_STRIP_BYTES / sizeof(TK_T) source rows (one cache line per
- * target column per visit), left to right; the edges through the element
- * loop. */
+/* Strips of STRIP source rows, left to right; the edges through the
+ * element loop. */
 __attribute__((target("avx"))) static inline
     __attribute__((always_inline)) void
-TK_NAME(tkern)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
-               const TK_T *s, int64_t srs, TK_T *d, int64_t dcs)
+TK_NAME(tkern)(int mode, int64_t STRIP, TK_T al, TK_T be, int64_t rows,
+               int64_t cols, const TK_T *s, int64_t srs, TK_T *d,
+               int64_t dcs)
 {
-    enum { STRIP = TK_STRIP_BYTES / (int)sizeof(TK_T) };
     TK_V val = TK_SET1(al), vbe = TK_SET1(be), c[TK_W];
     int64_t rb = rows / STRIP * STRIP, cb = cols / TK_W * TK_W;
     for (int64_t r0 = 0; r0 < rb; r0 += STRIP) {
@@ -91,6 +90,24 @@ TK_NAME(tkern)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
                   dcs);
 }
 
+/* cs_eng_strip_bytes of the target per visit: one cache line per target
+ * column, more where the target's columns are a multiple of 512 bytes
+ * apart.  The strip height is a constant in each branch (the strip's
+ * kernels unroll, see kernels.c's transpose_blocked). */
+__attribute__((target("avx"))) static inline
+    __attribute__((always_inline)) void
+TK_NAME(tkern_strips)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
+                      const TK_T *s, int64_t srs, TK_T *d, int64_t dcs)
+{
+    if (cs_eng_strip_bytes(dcs * (int64_t)sizeof(TK_T)) > 64) {
+        TK_NAME(tkern)(mode, 256 / (int64_t)sizeof(TK_T), al, be, rows, cols,
+                       s, srs, d, dcs);
+    } else {
+        TK_NAME(tkern)(mode, 64 / (int64_t)sizeof(TK_T), al, be, rows, cols,
+                       s, srs, d, dcs);
+    }
+}
+
 /* One specialised copy per mode (the mode is a constant in each). */
 __attribute__((target("avx"))) static void
 TK_NAME(tkern_avx)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
@@ -98,19 +115,19 @@ TK_NAME(tkern_avx)(int mode, TK_T al, TK_T be, int64_t rows, int64_t cols,
 {
     switch (mode) {
     case CS_XM_A1B:
-        TK_NAME(tkern)(CS_XM_A1B, al, be, rows, cols, s, srs, d, dcs);
+        TK_NAME(tkern_strips)(CS_XM_A1B, al, be, rows, cols, s, srs, d, dcs);
         break;
     case CS_XM_A1B1:
-        TK_NAME(tkern)(CS_XM_A1B1, al, be, rows, cols, s, srs, d, dcs);
+        TK_NAME(tkern_strips)(CS_XM_A1B1, al, be, rows, cols, s, srs, d, dcs);
         break;
     case CS_XM_AB0:
-        TK_NAME(tkern)(CS_XM_AB0, al, be, rows, cols, s, srs, d, dcs);
+        TK_NAME(tkern_strips)(CS_XM_AB0, al, be, rows, cols, s, srs, d, dcs);
         break;
     case CS_XM_AB:
-        TK_NAME(tkern)(CS_XM_AB, al, be, rows, cols, s, srs, d, dcs);
+        TK_NAME(tkern_strips)(CS_XM_AB, al, be, rows, cols, s, srs, d, dcs);
         break;
     default:
-        TK_NAME(tkern)(CS_XM_AB1, al, be, rows, cols, s, srs, d, dcs);
+        TK_NAME(tkern_strips)(CS_XM_AB1, al, be, rows, cols, s, srs, d, dcs);
         break;
     }
 }

@@ -39,11 +39,13 @@ static void copy_case(rng_t *g, int stream)
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
     int64_t srs = trans ? sld : 1, scs = trans ? 1 : sld;
-    /* destination: column-major, ld sometimes a multiple of 32/64 bytes */
+    /* destination: column-major, ld sometimes a multiple of 32/64 bytes,
+     * or of 512 (the transposes' taller strips, cs_eng_strip_bytes) */
     int64_t dld = rows + (int64_t)rnd(g, 9);
     if (rnd(g, 2)) {
-        /* a multiple of 32 or 64 bytes (streamed transposes need 64) */
-        int64_t q = (int64_t)((rnd(g, 2) ? 64 : 32) / es);
+        /* a multiple of 32, 64 or 512 bytes (streamed transposes need 64) */
+        static const int64_t mult[] = {32, 64, 512};
+        int64_t q = mult[rnd(g, 3)] / (int64_t)es;
         q = q > 0 ? q : 1;
         dld = (dld + q - 1) / q * q;
     }
@@ -90,7 +92,8 @@ static void copy_case(rng_t *g, int stream)
 /* d = alpha * op(s) + beta * d in type T, element by element (the
  * engine's real modes), with a transposed source bigger than the 64 x 64
  * pieces of xform.c and ragged edges for the register steps of
- * xform_tkern.c (4 x 4 doubles, 8 x 8 floats, strips of one cache line).
+ * xform_tkern.c (4 x 4 doubles, 8 x 8 floats, strips of one cache line,
+ * or four for targets whose columns are a multiple of 512 bytes apart).
  * Defines xform_case_<sfx>. */
 #define XFORM_CASE(sfx, T, TYPE)                                              \
     static void xform_case_##sfx(rng_t *g, int stream)                        \
@@ -99,6 +102,10 @@ static void copy_case(rng_t *g, int stream)
         int64_t cols = 1 + (int64_t)rnd(g, 200);                              \
         int64_t sld = cols + (int64_t)rnd(g, 5);                              \
         int64_t dld = rows + (int64_t)rnd(g, 5);                              \
+        if (rnd(g, 3) == 0) { /* taller strips: cs_eng_strip_bytes */         \
+            int64_t q = 512 / (int64_t)sizeof(T);                             \
+            dld = (dld + q - 1) / q * q;                                      \
+        }                                                                     \
         /* alpha 1 or not, beta 0, 1 or not: every real mode */              \
         T alpha = (T)rnd(g, 4) - (T)0.5;                                      \
         alpha = alpha < 0 ? (T)1 : alpha;                                     \
