@@ -28,6 +28,8 @@
  *   h   case a on a 2x1 grid
  *   i   case a at 1000x1000, j: at 8000x8000 (the size chart of
  *       scripts/bench_report.py: e, i, a, j)
+ *   k   case a at 4096x4096: local leading dimensions of 4096 doubles,
+ *       a power of two (the transpose kernels' strips, kernels.c)
  * (sub(C) is M x N; sub(A) is N x M for the transposes, M x N otherwise.)
  *
  * Each case first runs once natively and once with the shim from identical
@@ -44,7 +46,7 @@
  * there: what an application's first call costs), column 1st_ms, and
  * 1st/med = first call / median.
  *
- * Options: --cases abcdefghij  cases to run (letters; g = g1 and g2;
+ * Options: --cases abcdefghijk cases to run (letters; g = g1 and g2;
  *                            default all)
  *          --reps N          timed repetitions per case (default 15;
  *                            200 for e, 5 for j)
@@ -126,6 +128,9 @@ static const bench_case_t cases[] = {
     {'j', "j", "pdtran 8000x8000 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
      'N', 8000, 8000, 8000, 8000, 8000, 8000, 1, 1, 1, 1, 128, 128, GRID_1X2,
      {1, 0}, {0, 0}, 5},
+    {'k', "k", "pdtran 4096x4096 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
+     'N', 4096, 4096, 4096, 4096, 4096, 4096, 1, 1, 1, 1, 128, 128, GRID_1X2,
+     {1, 0}, {0, 0}, 15},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -392,13 +397,13 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_tran [--cases abcdefghij] [--reps N] "
+    fprintf(f, "usage: bench_tran [--cases abcdefghijk] [--reps N] "
                "[--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefghij", *csv = NULL;
+    const char *which = "abcdefghijk", *csv = NULL;
     int reps = 0, rc = 0;
 
     MPI_Init(&argc, &argv);
