@@ -63,19 +63,19 @@ TK_NAME(vop)(int mode, TK_V al, TK_V be, TK_V a, const TK_T *dp)
     }
 }
 
-/* Strips of STRIP source rows, left to right; the edges through the
+/* Strips of `strip` source rows, left to right; the edges through the
  * element loop. */
 __attribute__((target("avx"))) static inline
     __attribute__((always_inline)) void
-TK_NAME(tkern)(int mode, int64_t STRIP, TK_T al, TK_T be, int64_t rows,
+TK_NAME(tkern)(int mode, int64_t strip, TK_T al, TK_T be, int64_t rows,
                int64_t cols, const TK_T *s, int64_t srs, TK_T *d,
                int64_t dcs)
 {
     TK_V val = TK_SET1(al), vbe = TK_SET1(be), c[TK_W];
-    int64_t rb = rows / STRIP * STRIP, cb = cols / TK_W * TK_W;
-    for (int64_t r0 = 0; r0 < rb; r0 += STRIP) {
+    int64_t rb = rows / strip * strip, cb = cols / TK_W * TK_W;
+    for (int64_t r0 = 0; r0 < rb; r0 += strip) {
         for (int64_t j = 0; j < cb; j += TK_W) {
-            for (int64_t r = r0; r < r0 + STRIP; r += TK_W) {
+            for (int64_t r = r0; r < r0 + strip; r += TK_W) {
                 TK_TRANSPOSE(s + r * srs + j, srs, c);
                 for (int k = 0; k < TK_W; k++) {
                     TK_T *dp = d + r + (j + k) * dcs;
