@@ -342,6 +342,18 @@ void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
                           const void *src, int64_t srs, int64_t scs,
                           void *dst, int64_t drs, int64_t dcs);
 
+/*
+ * Conjugating transpose of complex elements (esize 8: float complex, 16:
+ * double complex): dst[r + c * dcs] = conj(src[r * srs + c]), through the
+ * register kernels with the imaginary parts' sign bits flipped (exactly
+ * what conj() does); nt: streaming stores where the target allows them.
+ * Returns 0 where it does not apply (no AVX, another size): the caller
+ * conjugates element by element.  Local, serial.
+ */
+int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
+                          const void *src, int64_t srs, void *dst,
+                          int64_t dcs);
+
 /* Targets (bytes written on this rank in one execution) from which plain
  * copies stream; measured on the CI machine (32 MiB L3 per CCD). */
 #define CS_ENG_STREAM_MIN_BYTES ((int64_t)32 << 20)

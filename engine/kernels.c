@@ -50,9 +50,12 @@ tiled(size_t esize, int64_t rows, int64_t cols, const char *s, int64_t srs,
  */
 enum { CS_ENG_TC = 16, CS_ENG_TR = 8 };
 
+/* cj: conjugate complex elements on the way, by flipping the sign bit of
+ * their imaginary part, the element's last byte on x86-64 (the only
+ * target that conjugates here, see cs_eng_transpose_conj). */
 static inline __attribute__((always_inline)) void
-transpose_es(size_t esize, int64_t rows, int64_t cols, const char *s,
-             int64_t srs, char *d, int64_t dcs)
+transpose_es(size_t esize, int cj, int64_t rows, int64_t cols,
+             const char *s, int64_t srs, char *d, int64_t dcs)
 {
     for (int64_t c0 = 0; c0 < cols; c0 += CS_ENG_TC) {
         int64_t c1 = c0 + CS_ENG_TC < cols ? c0 + CS_ENG_TC : cols;
@@ -60,8 +63,11 @@ transpose_es(size_t esize, int64_t rows, int64_t cols, const char *s,
             int64_t r1 = r0 + CS_ENG_TR < rows ? r0 + CS_ENG_TR : rows;
             for (int64_t c = c0; c < c1; c++) {
                 for (int64_t r = r0; r < r1; r++) {
-                    memcpy(d + (size_t)(r + c * dcs) * esize,
-                           s + (size_t)(r * srs + c) * esize, esize);
+                    char *t = d + (size_t)(r + c * dcs) * esize;
+                    memcpy(t, s + (size_t)(r * srs + c) * esize, esize);
+                    if (cj) {
+                        t[esize - 1] = (char)(t[esize - 1] ^ 0x80);
+                    }
                 }
             }
         }
@@ -92,18 +98,43 @@ store4_d(double *d, __m256d v, int nt)
     }
 }
 
-__attribute__((target("avx"))) static inline void
-transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs, int nt)
+/* cj: conjugate on the way, by flipping the sign bits in flip (the same
+ * bits as negating the imaginary parts, which is what conj() does) */
+__attribute__((target("avx"))) static inline __m256d
+conj_d(__m256d v, int cj, __m256d flip)
 {
+    return cj ? _mm256_xor_pd(v, flip) : v;
+}
+
+/* 8-byte elements that are float complex: the sign of each high half */
+__attribute__((target("avx"))) static inline __m256d flip_c(void)
+{
+    return _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MIN));
+}
+
+/* two double complex per register: the signs of lanes 1 and 3 */
+__attribute__((target("avx"))) static inline __m256d flip_z(void)
+{
+    return _mm256_castsi256_pd(_mm256_set_epi64x(INT64_MIN, 0, INT64_MIN, 0));
+}
+
+__attribute__((target("avx"))) static inline void
+transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs, int nt,
+               int cj)
+{
+    __m256d f = flip_c();
     __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + srs);
     __m256d r2 = _mm256_loadu_pd(s + 2 * srs);
     __m256d r3 = _mm256_loadu_pd(s + 3 * srs);
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    store4_d(d, _mm256_permute2f128_pd(t0, t2, 0x20), nt);
-    store4_d(d + dcs, _mm256_permute2f128_pd(t1, t3, 0x20), nt);
-    store4_d(d + 2 * dcs, _mm256_permute2f128_pd(t0, t2, 0x31), nt);
-    store4_d(d + 3 * dcs, _mm256_permute2f128_pd(t1, t3, 0x31), nt);
+    store4_d(d, conj_d(_mm256_permute2f128_pd(t0, t2, 0x20), cj, f), nt);
+    store4_d(d + dcs, conj_d(_mm256_permute2f128_pd(t1, t3, 0x20), cj, f),
+             nt);
+    store4_d(d + 2 * dcs, conj_d(_mm256_permute2f128_pd(t0, t2, 0x31), cj, f),
+             nt);
+    store4_d(d + 3 * dcs, conj_d(_mm256_permute2f128_pd(t1, t3, 0x31), cj, f),
+             nt);
 }
 
 /* One micro-kernel: a B x B block, strides in elements of its type. */
@@ -126,9 +157,9 @@ typedef void (*cs_eng_tkern_t)(const char *s, int64_t srs, char *d,
 enum { CS_ENG_TS = 8 };
 
 static inline __attribute__((always_inline)) void
-transpose_strips(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t ts,
-                 int64_t rows, int64_t cols, const char *s, int64_t srs,
-                 char *d, int64_t dcs)
+transpose_strips(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
+                 int64_t ts, int64_t rows, int64_t cols, const char *s,
+                 int64_t srs, char *d, int64_t dcs)
 {
     int64_t cb = cols / b * b, e = (int64_t)es;
     int64_t rb = rows / ts * ts;
@@ -139,8 +170,9 @@ transpose_strips(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t ts,
             }
         }
     }
-    transpose_es(es, rows - rb, cb, s + rb * srs * e, srs, d + rb * e, dcs);
-    transpose_es(es, rows, cols - cb, s + cb * e, srs, d + cb * dcs * e,
+    transpose_es(es, cj, rows - rb, cb, s + rb * srs * e, srs, d + rb * e,
+                 dcs);
+    transpose_es(es, cj, rows, cols - cb, s + cb * e, srs, d + cb * dcs * e,
                  dcs);
 }
 
@@ -150,48 +182,46 @@ transpose_strips(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t ts,
  * each branch, so the strip's kernel calls unroll; as a variable it cost
  * the unaliased streaming transpose 61-64 -> 35-42 GB/s (2000 x 2000). */
 static inline __attribute__((always_inline)) void
-transpose_blocked(size_t es, int64_t b, cs_eng_tkern_t kern, int64_t rows,
-                  int64_t cols, const char *s, int64_t srs, char *d,
-                  int64_t dcs)
+transpose_blocked(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
+                  int64_t rows, int64_t cols, const char *s, int64_t srs,
+                  char *d, int64_t dcs)
 {
     if (cs_eng_strip_bytes(dcs * (int64_t)es) > 64) {
-        transpose_strips(es, b, kern, 4 * CS_ENG_TS / b * b, rows, cols, s,
-                         srs, d, dcs);
+        transpose_strips(es, cj, b, kern, 4 * CS_ENG_TS / b * b, rows, cols,
+                         s, srs, d, dcs);
     } else {
-        transpose_strips(es, b, kern, CS_ENG_TS / b * b, rows, cols, s, srs,
-                         d, dcs);
+        transpose_strips(es, cj, b, kern, CS_ENG_TS / b * b, rows, cols, s,
+                         srs, d, dcs);
     }
 }
 
 /* RATIONALE: loads and stores of raw bit patterns through double
- * registers are exact (no arithmetic), so this serves every 8-byte type. */
-__attribute__((target("avx"))) static inline void
-kern8(const char *s, int64_t srs, char *d, int64_t dcs)
-{
-    transpose4x4_d((const double *)(const void *)s, srs,
-                   (double *)(void *)d, dcs, 0);
-}
+ * registers are exact (no arithmetic), so this serves every 8-byte type.
+ *
+ * One register kernel and one whole transpose per element size, store
+ * kind (nt) and conjugation (cj), each with its options as constants so
+ * that transpose_blocked specialises them. */
+#define CS_ENG_TRANSPOSE_FNS(kname, tname, es, b, cj, call)                   \
+    __attribute__((target("avx"))) static inline void kname(                  \
+        const char *s, int64_t srs, char *d, int64_t dcs)                     \
+    {                                                                         \
+        call;                                                                 \
+    }                                                                         \
+    __attribute__((target("avx"))) static void tname(                         \
+        int64_t rows, int64_t cols, const char *s, int64_t srs, char *d,      \
+        int64_t dcs)                                                          \
+    {                                                                         \
+        transpose_blocked(es, cj, b, kname, rows, cols, s, srs, d, dcs);      \
+    }
 
-__attribute__((target("avx"))) static inline void
-kern8_nt(const char *s, int64_t srs, char *d, int64_t dcs)
-{
-    transpose4x4_d((const double *)(const void *)s, srs,
-                   (double *)(void *)d, dcs, 1);
-}
-
-__attribute__((target("avx"))) static void
-transpose_8_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
-                char *d, int64_t dcs)
-{
-    transpose_blocked(8, 4, kern8, rows, cols, s, srs, d, dcs);
-}
-
-__attribute__((target("avx"))) static void
-transpose_8_avx_nt(int64_t rows, int64_t cols, const char *s, int64_t srs,
-                   char *d, int64_t dcs)
-{
-    transpose_blocked(8, 4, kern8_nt, rows, cols, s, srs, d, dcs);
-}
+#define CS_ENG_D(nt, cj)                                                      \
+    transpose4x4_d((const double *)(const void *)s, srs,                      \
+                   (double *)(void *)d, dcs, nt, cj)
+CS_ENG_TRANSPOSE_FNS(kern8, transpose_8_avx, 8, 4, 0, CS_ENG_D(0, 0))
+CS_ENG_TRANSPOSE_FNS(kern8_nt, transpose_8_avx_nt, 8, 4, 0, CS_ENG_D(1, 0))
+CS_ENG_TRANSPOSE_FNS(kern8c, transpose_8c_avx, 8, 4, 1, CS_ENG_D(0, 1))
+CS_ENG_TRANSPOSE_FNS(kern8c_nt, transpose_8c_avx_nt, 8, 4, 1,
+                     CS_ENG_D(1, 1))
 
 /* 4 x 4 floats through SSE registers (baseline x86-64). */
 static inline void kern4(const char *sc, int64_t srs, char *dc, int64_t dcs)
@@ -210,44 +240,44 @@ static inline void kern4(const char *sc, int64_t srs, char *dc, int64_t dcs)
 static void transpose_4_sse(int64_t rows, int64_t cols, const char *s,
                             int64_t srs, char *d, int64_t dcs)
 {
-    transpose_blocked(4, 4, kern4, rows, cols, s, srs, d, dcs);
+    transpose_blocked(4, 0, 4, kern4, rows, cols, s, srs, d, dcs);
 }
 
 /* 2 x 2 16-byte elements (double complex) through AVX registers. */
 __attribute__((target("avx"))) static inline void
-transpose2x2_z(const char *s, int64_t srs, char *d, int64_t dcs, int nt)
+transpose2x2_z(const char *s, int64_t srs, char *d, int64_t dcs, int nt,
+               int cj)
 {
     const double *s0 = (const double *)(const void *)s;
     double *d0 = (double *)(void *)d;
+    __m256d f = flip_z();
     __m256d a = _mm256_loadu_pd(s0), b = _mm256_loadu_pd(s0 + 2 * srs);
-    store4_d(d0, _mm256_permute2f128_pd(a, b, 0x20), nt);
-    store4_d(d0 + 2 * dcs, _mm256_permute2f128_pd(a, b, 0x31), nt);
+    store4_d(d0, conj_d(_mm256_permute2f128_pd(a, b, 0x20), cj, f), nt);
+    store4_d(d0 + 2 * dcs, conj_d(_mm256_permute2f128_pd(a, b, 0x31), cj, f),
+             nt);
 }
 
-__attribute__((target("avx"))) static inline void
-kern16(const char *s, int64_t srs, char *d, int64_t dcs)
-{
-    transpose2x2_z(s, srs, d, dcs, 0);
-}
+#define CS_ENG_Z(nt, cj) transpose2x2_z(s, srs, d, dcs, nt, cj)
+CS_ENG_TRANSPOSE_FNS(kern16, transpose_16_avx, 16, 2, 0, CS_ENG_Z(0, 0))
+CS_ENG_TRANSPOSE_FNS(kern16_nt, transpose_16_avx_nt, 16, 2, 0,
+                     CS_ENG_Z(1, 0))
+CS_ENG_TRANSPOSE_FNS(kern16c, transpose_16c_avx, 16, 2, 1, CS_ENG_Z(0, 1))
+CS_ENG_TRANSPOSE_FNS(kern16c_nt, transpose_16c_avx_nt, 16, 2, 1,
+                     CS_ENG_Z(1, 1))
 
-__attribute__((target("avx"))) static inline void
-kern16_nt(const char *s, int64_t srs, char *d, int64_t dcs)
-{
-    transpose2x2_z(s, srs, d, dcs, 1);
-}
+/* A whole transpose of 8- or 16-byte elements, conjugated (cj) or not,
+ * with normal or streaming stores. */
+typedef void (*cs_eng_tfun_t)(int64_t rows, int64_t cols, const char *s,
+                              int64_t srs, char *d, int64_t dcs);
 
-__attribute__((target("avx"))) static void
-transpose_16_avx(int64_t rows, int64_t cols, const char *s, int64_t srs,
-                 char *d, int64_t dcs)
+static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
 {
-    transpose_blocked(16, 2, kern16, rows, cols, s, srs, d, dcs);
-}
-
-__attribute__((target("avx"))) static void
-transpose_16_avx_nt(int64_t rows, int64_t cols, const char *s, int64_t srs,
-                    char *d, int64_t dcs)
-{
-    transpose_blocked(16, 2, kern16_nt, rows, cols, s, srs, d, dcs);
+    static const cs_eng_tfun_t f[2][2][2] = {
+        {{transpose_8_avx, transpose_8_avx_nt},
+         {transpose_8c_avx, transpose_8c_avx_nt}},
+        {{transpose_16_avx, transpose_16_avx_nt},
+         {transpose_16c_avx, transpose_16c_avx_nt}}};
+    return f[es == 16][cj != 0][nt != 0];
 }
 
 /*
@@ -261,7 +291,7 @@ transpose_16_avx_nt(int64_t rows, int64_t cols, const char *s, int64_t srs,
  * and half by the next; 64 took a 4000 x 4000 pdtran's local transpose
  * from 5.5 to 4.7-5.0 ms per rank.
  */
-static int transpose_stream(size_t es, int64_t rows, int64_t cols,
+static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
     uintptr_t addr = (uintptr_t)d;
@@ -272,15 +302,9 @@ static int transpose_stream(size_t es, int64_t rows, int64_t cols,
     int64_t peel = (int64_t)((64 - addr % 64) % 64 / es);
     peel = peel < rows ? peel : rows;
     int64_t e = (int64_t)es;
-    if (es == 8) {
-        transpose_8_avx(peel, cols, s, srs, d, dcs);
-        transpose_8_avx_nt(rows - peel, cols, s + peel * srs * e, srs,
-                           d + peel * e, dcs);
-    } else {
-        transpose_16_avx(peel, cols, s, srs, d, dcs);
-        transpose_16_avx_nt(rows - peel, cols, s + peel * srs * e, srs,
-                            d + peel * e, dcs);
-    }
+    tfun(es, cj, 0)(peel, cols, s, srs, d, dcs);
+    tfun(es, cj, 1)(rows - peel, cols, s + peel * srs * e, srs, d + peel * e,
+                    dcs);
     _mm_sfence();
     return 1;
 }
@@ -326,7 +350,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
         transpose_4_sse(rows, cols, s, srs, d, dcs);
         return 1;
 #endif
-        transpose_es(4, rows, cols, s, srs, d, dcs);
+        transpose_es(4, 0, rows, cols, s, srs, d, dcs);
         return 1;
     case 8:
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -335,7 +359,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
             return 1;
         }
 #endif
-        transpose_es(8, rows, cols, s, srs, d, dcs);
+        transpose_es(8, 0, rows, cols, s, srs, d, dcs);
         return 1;
     case 16:
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -344,7 +368,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
             return 1;
         }
 #endif
-        transpose_es(16, rows, cols, s, srs, d, dcs);
+        transpose_es(16, 0, rows, cols, s, srs, d, dcs);
         return 1;
     default:
         return 0;
@@ -429,7 +453,7 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
     }
 #if defined(__x86_64__) && defined(__GNUC__)
     if (nt && scs == 1 && drs == 1 &&
-        transpose_stream(esize, rows, cols, s, srs, d, dcs)) {
+        transpose_stream(esize, 0, rows, cols, s, srs, d, dcs)) {
         return;
     }
 #endif
@@ -448,4 +472,30 @@ void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
                           void *dst, int64_t drs, int64_t dcs)
 {
     copy2d(1, esize, rows, cols, src, srs, scs, dst, drs, dcs);
+}
+
+int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
+                          const void *src, int64_t srs, void *dst,
+                          int64_t dcs)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!cs_eng_have_avx() || (esize != 8 && esize != 16)) {
+        return 0;
+    }
+    if (nt && transpose_stream(esize, 1, rows, cols, src, srs, dst, dcs)) {
+        return 1;
+    }
+    tfun(esize, 1, 0)(rows, cols, src, srs, dst, dcs);
+    return 1;
+#else
+    (void)esize;
+    (void)nt;
+    (void)rows;
+    (void)cols;
+    (void)src;
+    (void)srs;
+    (void)dst;
+    (void)dcs;
+    return 0;
+#endif
 }

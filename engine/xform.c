@@ -197,6 +197,15 @@ static void xform_write(const cs_eng_xform_t *x, int64_t rows,
         cs_eng_xform_transposed(x, rows, cols, s, srs, d, dcs)) {
         return;
     }
+    /* p?tranc and p?geadd 'C' with alpha 1, beta 0: a conjugating
+     * transpose in the registers (9.8-10.6 GB/s element by element,
+     * bench_kernels 2000 and 4000) */
+    if (transposed && x->mode == CS_XM_COPY && x->conj &&
+        x->mask == CS_ENG_MASK_NONE &&
+        cs_eng_transpose_conj(x->esize, x->stream, rows, cols, s, srs, d,
+                              dcs)) {
+        return;
+    }
     if (transposed && x->mode != CS_XM_ZERO && x->mode != CS_XM_BSCALE) {
         xform_transposed(x, rows, cols, s, srs, d, dcs, i0, j0);
         return;

@@ -105,7 +105,7 @@ done
 # paid off
 echo
 CS_BENCH_PROG=bench_tran COSTA_SHIM_SHM=eager \
-    run_mpi_bench bench_tran_shm --cases abcdfghjk || failed+=(bench_tran_shm)
+    run_mpi_bench bench_tran_shm --cases abcdfghjkl || failed+=(bench_tran_shm)
 
 # the transform kernels alone against memcpy (one process, no MPI)
 kernels=$bdir/t/unit/bench_kernels

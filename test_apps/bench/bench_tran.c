@@ -30,6 +30,7 @@
  *       scripts/bench_report.py: e, i, a, j)
  *   k   case a at 4096x4096: local leading dimensions of 4096 doubles,
  *       a power of two (the transpose kernels' strips, kernels.c)
+ *   l   case c conjugated: pztranc_
  * (sub(C) is M x N; sub(A) is N x M for the transposes, M x N otherwise.)
  *
  * Each case first runs once natively and once with the shim from identical
@@ -46,7 +47,7 @@
  * there: what an application's first call costs), column 1st_ms, and
  * 1st/med = first call / median.
  *
- * Options: --cases abcdefghijk cases to run (letters; g = g1 and g2;
+ * Options: --cases abcdefghijkl cases to run (letters; g = g1 and g2;
  *                            default all)
  *          --reps N          timed repetitions per case (default 15;
  *                            200 for e, 5 for j)
@@ -76,7 +77,7 @@ void pdgeadd_(const char *trans, const int *m, const int *n,
               const int *ja, const int *desca, const double *beta, double *c,
               const int *ic, const int *jc, const int *descc, size_t ltrans);
 
-enum { K_DTRAN, K_ZTRANU, K_DTRMR2D, K_DGEADD };
+enum { K_DTRAN, K_ZTRANU, K_ZTRANC, K_DTRMR2D, K_DGEADD };
 
 typedef struct {
     char id;           /* letter selected by --cases */
@@ -131,6 +132,9 @@ static const bench_case_t cases[] = {
     {'k', "k", "pdtran 4096x4096 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
      'N', 4096, 4096, 4096, 4096, 4096, 4096, 1, 1, 1, 1, 128, 128, GRID_1X2,
      {1, 0}, {0, 0}, 15},
+    {'l', "l", "pztranc 2000x2000 blk 128 a=1 b=0 1x2", K_ZTRANC, 'N', 'L',
+     'N', 2000, 2000, 2000, 2000, 2000, 2000, 1, 1, 1, 1, 128, 128, GRID_1X2,
+     {1, 0}, {0, 0}, 15},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -161,7 +165,7 @@ static inline double gen_c(int64_t gi, int64_t gj, int k)
 
 static int is_complex(const bench_case_t *c)
 {
-    return c->kind == K_ZTRANU;
+    return c->kind == K_ZTRANU || c->kind == K_ZTRANC;
 }
 
 static int beta_nonzero(const bench_case_t *c)
@@ -222,10 +226,13 @@ static void expected(const bench_case_t *c, int64_t gi, int64_t gj,
     if (si < 0 || si >= c->m || sj < 0 || sj >= c->n)
         return;
     int tr = c->kind == K_DTRAN || c->kind == K_ZTRANU ||
-             (c->kind == K_DGEADD && c->trans != 'N');
+             c->kind == K_ZTRANC || (c->kind == K_DGEADD && c->trans != 'N');
     int64_t ai = (c->ia - 1) + (tr ? sj : si);
     int64_t aj = (c->ja - 1) + (tr ? si : sj);
     double a0[2] = {gen_a(ai, aj, 0), gen_a(ai, aj, 1)};
+    if (c->kind == K_ZTRANC) {
+        a0[1] = -a0[1]; /* conjugated */
+    }
     if (c->kind == K_DTRMR2D) {
         if (in_tri(si, sj, c->uplo, c->diag))
             want[0] = a0[0];
@@ -305,6 +312,10 @@ static void call(const bench_case_t *c, const dmat_t *a, dmat_t *x, int ctxt)
         break;
     case K_ZTRANU:
         pztranu_(&c->m, &c->n, c->alpha, a->data, &c->ia, &c->ja, a->desc,
+                 c->beta, x->data, &c->ic, &c->jc, x->desc);
+        break;
+    case K_ZTRANC:
+        pztranc_(&c->m, &c->n, c->alpha, a->data, &c->ia, &c->ja, a->desc,
                  c->beta, x->data, &c->ic, &c->jc, x->desc);
         break;
     case K_DTRMR2D:
@@ -397,13 +408,13 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_tran [--cases abcdefghijk] [--reps N] "
+    fprintf(f, "usage: bench_tran [--cases abcdefghijkl] [--reps N] "
                "[--csv FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefghijk", *csv = NULL;
+    const char *which = "abcdefghijkl", *csv = NULL;
     int reps = 0, rc = 0;
 
     MPI_Init(&argc, &argv);

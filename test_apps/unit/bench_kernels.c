@@ -32,6 +32,7 @@ typedef struct {
     double alpha, beta;
     int stream; /* non-temporal stores (the engine's choice for targets
                  * above CS_ENG_STREAM_MIN_BYTES) */
+    int conj;   /* conjugated (p?tranc) */
 } kcase_t;
 
 int main(int argc, char **argv)
@@ -50,16 +51,18 @@ int main(int argc, char **argv)
     memset(src, 1, maxbytes);
     memset(dst, 0, maxbytes);
     static const kcase_t cases[] = {
-        {"copy d (memcpy path)", CS_ENG_T_D, 8, 0, 0, 1, 0, 0},
-        {"copy d (streaming)", CS_ENG_T_D, 8, 0, 0, 1, 0, 1},
-        {"transpose d", CS_ENG_T_D, 8, 1, 0, 1, 0, 0},
-        {"transpose d (streaming)", CS_ENG_T_D, 8, 1, 0, 1, 0, 1},
-        {"transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1},
-        {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3, 0},
-        {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0, 0},
-        {"transpose s a=2 b=3", CS_ENG_T_S, 4, 1, 1, 2, 3, 0},
-        {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0, 0},
-        {"scale d a=2 b=3 (no transpose)", CS_ENG_T_D, 8, 0, 1, 2, 3, 0},
+        {"copy d (memcpy path)", CS_ENG_T_D, 8, 0, 0, 1, 0, 0, 0},
+        {"copy d (streaming)", CS_ENG_T_D, 8, 0, 0, 1, 0, 1, 0},
+        {"transpose d", CS_ENG_T_D, 8, 1, 0, 1, 0, 0, 0},
+        {"transpose d (streaming)", CS_ENG_T_D, 8, 1, 0, 1, 0, 1, 0},
+        {"transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1, 0},
+        {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3, 0, 0},
+        {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0, 0, 0},
+        {"transpose s a=2 b=3", CS_ENG_T_S, 4, 1, 1, 2, 3, 0, 0},
+        {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0, 0, 0},
+        {"conj transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1, 1},
+        {"conj transpose c (streaming)", CS_ENG_T_C, 8, 1, 0, 1, 0, 1, 1},
+        {"scale d a=2 b=3 (no transpose)", CS_ENG_T_D, 8, 0, 1, 2, 3, 0, 0},
     };
     printf("kernel bandwidth, %lldx%lld elements, best of %d "
            "(GB/s = bytes read + written / s)\n",
@@ -77,6 +80,7 @@ int main(int argc, char **argv)
         const kcase_t *c = &cases[k];
         cs_eng_op_t op = {.m = n, .n = n, .esize = c->es, .type = c->type,
                           .trans = c->trans, .axpby = c->axpby,
+                          .conj = c->conj,
                           .alpha = {c->alpha, 0}, .beta = {c->beta, 0}};
         cs_eng_xform_t x;
         cs_eng_xform_init(&op, &x);

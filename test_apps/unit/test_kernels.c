@@ -202,6 +202,51 @@ static void add_zero_case(rng_t *g, int cplx, int add_zero)
     free(d);
 }
 
+/* A conjugating transpose of float or double complex elements against
+ * the bits it must give: each element copied with the sign bit of its
+ * imaginary part flipped.  Targets sometimes a multiple of 64 or 512
+ * bytes apart (streaming, taller strips). */
+static void conj_case(rng_t *g, int stream)
+{
+    size_t es = rnd(g, 2) ? 16 : 8;
+    int64_t rows = 1 + (int64_t)rnd(g, 120), cols = 1 + (int64_t)rnd(g, 120);
+    int64_t sld = cols + (int64_t)rnd(g, 5), dld = rows + (int64_t)rnd(g, 5);
+    if (rnd(g, 2)) {
+        int64_t q = (int64_t)((rnd(g, 2) ? 512 : 64) / es);
+        dld = (dld + q - 1) / q * q;
+    }
+    size_t sbytes = (size_t)(sld * rows) * es;
+    size_t dbytes = (size_t)(dld * cols) * es;
+    unsigned char *s = malloc(sbytes), *d = malloc(dbytes + 64);
+    unsigned char *r = malloc(dbytes + 64);
+    CS_TEST_ASSERT(s && d && r);
+    for (size_t i = 0; i < sbytes; i++) {
+        s[i] = (unsigned char)rnd(g, 256);
+    }
+    /* the target sometimes off a 64-byte boundary (streaming peels) */
+    size_t off = (size_t)rnd(g, 4) * es % 64;
+    memset(d, 0x5a, dbytes + 64);
+    memcpy(r, d, dbytes + 64);
+    for (int64_t c = 0; c < cols; c++) {
+        for (int64_t i = 0; i < rows; i++) {
+            unsigned char *t = r + off + (size_t)(i + c * dld) * es;
+            memcpy(t, s + (size_t)(i * sld + c) * es, es);
+            t[es - 1] ^= 0x80; /* little endian: the imaginary part's sign */
+        }
+    }
+    if (cs_eng_transpose_conj(es, stream, rows, cols, s, sld, d + off,
+                              dld)) {
+        CS_TEST_CHECK(memcmp(d, r, dbytes + 64) == 0,
+                      "conj transpose es=%zu %lldx%lld sld=%lld dld=%lld "
+                      "off=%zu stream=%d",
+                      es, (long long)rows, (long long)cols, (long long)sld,
+                      (long long)dld, off, stream);
+    }
+    free(s);
+    free(d);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     int scale = argc > 1 ? atoi(argv[1]) : 1;
@@ -218,6 +263,10 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < 200 * scale; k++) {
         add_zero_case(&g, k % 2, k % 3 != 0);
+        n++;
+    }
+    for (int k = 0; k < 300 * scale; k++) {
+        conj_case(&g, k % 2);
         n++;
     }
     printf("test_kernels: %d cases\n", n);
