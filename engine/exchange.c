@@ -21,8 +21,10 @@
  * send buffer. */
 enum { CS_ENG_TAG = 27911, CS_ENG_TAG_DONE = 27912 };
 
-/* First word of a signal standing for a package in the shared buffer. */
+/* A signal standing for a package in the shared buffer: this magic word,
+ * then the package's offset there. */
 static const int64_t cs_eng_shm_magic = 0x636f73746173686dLL;
+enum { CS_ENG_SIG_BYTES = 2 * sizeof(int64_t) };
 
 /* RATIONALE: MPI counts are int; 1 GiB chunks keep every count far below
  * INT_MAX whatever the element size, at the cost of one extra message per
@@ -214,7 +216,7 @@ static void unpack_peer(cs_eng_plan_t *plan, int p, const MPI_Status *st,
     if (mg) {
         int count = 0;
         MPI_Get_count(st, MPI_BYTE, &count);
-        if (count == 16) {
+        if (count == CS_ENG_SIG_BYTES) {
             int64_t sig[2];
             memcpy(sig, pg->rbuf + pe->buf_off + mg->buf, sizeof(sig));
             char *base = cs_eng_shm_peer(pg->comm, pe->peer);
@@ -527,8 +529,8 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
             sig[0] = cs_eng_shm_magic;
             sig[1] = pe->buf_off + m0->buf;
             cs_eng_shm_sync();
-            check_mpi(MPI_Isend(sig, 16, MPI_BYTE, pe->peer, CS_ENG_TAG, comm,
-                                &reqs[nr++]),
+            check_mpi(MPI_Isend(sig, CS_ENG_SIG_BYTES, MPI_BYTE, pe->peer,
+                                CS_ENG_TAG, comm, &reqs[nr++]),
                       "MPI_Isend");
             check_mpi(MPI_Irecv(NULL, 0, MPI_BYTE, pe->peer, CS_ENG_TAG_DONE,
                                 comm, &plan->done_reqs[pg.ndone++]),
