@@ -252,9 +252,11 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
 /*
  * The communication-volume matrix of op between the two layouts: vol_p[i *
  * nranks + j] += bytes that rank i (owner in a) holds and rank j (owner in
- * b) needs, for ranks in [0, nranks).  The caller zeroes vol_p.  Local, no
- * MPI; the same result on every rank; O(row groups x column groups) after
- * the overlay.  Used by process relabeling (relabel/) and its tools.
+ * b) needs, for ranks in [0, nranks) (of a masked copy, the trapezoid's
+ * elements only, as its packages carry).  The caller zeroes vol_p.  Local,
+ * no MPI; the same result on every rank; O(row groups x column groups)
+ * after the overlay (times the columns for a masked copy).  Used by process
+ * relabeling (relabel/) and its tools.
  */
 cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
                                  const cs_eng_layout_t *b,

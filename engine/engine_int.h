@@ -247,6 +247,7 @@ typedef struct {
                              * or unpack (messages.c) */
     int64_t buf;            /* byte offset in its peer's part of the send or
                              * receive buffer; -1 when direct */
+    int64_t bytes;          /* its size in the package */
 } cs_eng_combo_t;
 
 /* One MPI message of a package (before chunking to the size limit). */
@@ -289,6 +290,8 @@ struct cs_eng_plan {
     cs_eng_xform_t xf;      /* what unpack and local copies compute */
     cs_eng_xform_t pack_xf; /* plain copy, for packing */
     int b_only;             /* alpha = 0: A is not referenced */
+    int compact;            /* packages hold only the trapezoid
+                             * (trapezoid.c) */
     int me;                 /* rank the plan was built for */
     /* execution state, obtained by cs_eng_plan_reserve() */
     int reserved;
@@ -307,6 +310,37 @@ struct cs_eng_plan {
  * peers' msg_first/msg_count, the receiving combos' direct flags); the
  * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
 cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
+
+/* ------------------------------------------------------- trapezoid */
+
+/* 1 if packages of op (with kernel settings xf) hold only the trapezoid:
+ * plain masked copies, not transposed.  The same on every rank. */
+int cs_eng_plan_compact(const cs_eng_op_t *op, const cs_eng_xform_t *xf);
+
+/* Positions [*p0_p, *p1_p) of row group rg (of row overlay ro) inside
+ * the mask (cs_eng_mask_t, with its diagonal offset k, as in
+ * cs_eng_mask_rows) in target column j (op-relative).  Global information
+ * only: the same on every rank. */
+void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
+                      const cs_eng_group_t *rg, int64_t j, int64_t *p0_p,
+                      int64_t *p1_p);
+
+/* Elements of the (rg, cg) block inside the mask. */
+int64_t cs_eng_trap_elems(const cs_eng_overlay_t *ro, int mask, int64_t k,
+                          const cs_eng_group_t *rg, const cs_eng_overlay_t *co,
+                          const cs_eng_group_t *cg);
+
+/* Called after each package column with the bytes it moved. */
+typedef void (*cs_eng_poll_fn)(void *ctx, int64_t bytes);
+
+/* Pack (unpack 0: from A) or unpack (1: into B) the compact block cb at
+ * pkg: column by column in position order, each holding its trapezoid
+ * rows only.  With threads > 1, split over that many OpenMP threads by
+ * columns, and poll is not called (MPI only from the calling thread).
+ * Local. */
+void cs_eng_trap_copy(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+                      int unpack, const char *a, char *b, char *pkg,
+                      int threads, cs_eng_poll_fn poll, void *ctx);
 
 /* ------------------------------------------------ shared send buffer */
 

@@ -263,6 +263,15 @@ static void progress_poll(progress_t *pg)
     pg->busy = 0;
 }
 
+/* cs_eng_poll_fn for the trapezoid's packing (trapezoid.c). */
+static void poll_bytes(void *ctx, int64_t bytes)
+{
+    progress_t *pg = ctx;
+    if ((pg->since += bytes) >= cs_eng_poll_bytes) {
+        progress_poll(pg);
+    }
+}
+
 /*
  * One block of a package or of the local copy.  Packages hold A's elements
  * in A's orientation (column-major, |rows| x |cols| of the target, or
@@ -385,7 +394,11 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
             continue; /* sent from A or received into B directly */
         }
         char *pkg = buf + off + combos[k].buf;
-        if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
+        if (plan->compact && dir != DIR_LOCAL) {
+            int nt = combos[k].bytes >= cs_eng_par_min_bytes ? threads : 1;
+            cs_eng_trap_copy(plan, &combos[k], dir == DIR_UNPACK, a, b, pkg,
+                             nt, pg ? poll_bytes : NULL, pg);
+        } else if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
             pack_columns(plan, &combos[k], a, pkg, pg);
         } else {
@@ -410,7 +423,8 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
     if (nreq > INT32_MAX) {
         return CS_ERR_LIMIT;
     }
-    if (nreq > plan->nreq_cap) {
+    /* the per-peer arrays are needed even when no message travels */
+    if (!plan->reqs || nreq > plan->nreq_cap) {
         free(plan->reqs);
         free(plan->req_peer);
         free(plan->remaining);
@@ -420,10 +434,11 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
         free(plan->sig);
         plan->nreq_cap = 0;
         size_t npeer = (size_t)plan->nsend + (size_t)plan->nrecv + 1;
-        plan->reqs = malloc((size_t)nreq * sizeof(*plan->reqs));
-        plan->req_peer = malloc((size_t)nreq * sizeof(*plan->req_peer));
-        plan->test_idx = malloc((size_t)nreq * sizeof(*plan->test_idx));
-        plan->statuses = malloc((size_t)nreq * sizeof(*plan->statuses));
+        size_t n = (size_t)nreq + 1;
+        plan->reqs = malloc(n * sizeof(*plan->reqs));
+        plan->req_peer = malloc(n * sizeof(*plan->req_peer));
+        plan->test_idx = malloc(n * sizeof(*plan->test_idx));
+        plan->statuses = malloc(n * sizeof(*plan->statuses));
         plan->remaining =
             malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
         plan->done_reqs = malloc(npeer * sizeof(*plan->done_reqs));

@@ -128,7 +128,7 @@ static int64_t place(const cs_eng_plan_t *plan, int npeer,
                      cs_eng_peer_t *peer, cs_eng_combo_t *combos,
                      cs_eng_msg_t *msg)
 {
-    int64_t ws = 0, es = (int64_t)plan->op.esize;
+    int64_t ws = 0;
     for (int p = 0; p < npeer; p++) {
         cs_eng_peer_t *pe = &peer[p];
         cs_eng_msg_t *m = msg + pe->msg_first;
@@ -138,10 +138,8 @@ static int64_t place(const cs_eng_plan_t *plan, int npeer,
         }
         int64_t used = 0;
         for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
-            int64_t bytes = plan->rows.group[combos[k].rg].total *
-                            plan->cols.group[combos[k].cg].total * es;
             combos[k].buf = combos[k].direct ? -1 : used;
-            used += combos[k].direct ? 0 : bytes;
+            used += combos[k].direct ? 0 : combos[k].bytes;
         }
         if (pe->msg_count == 1) {
             m[0].buf = 0; /* not cut: nothing is direct */

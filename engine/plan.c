@@ -65,6 +65,16 @@ static int layout_ok(const cs_eng_layout_t *l)
            (l->order == CS_ENG_COLMAJOR || l->order == CS_ENG_ROWMAJOR);
 }
 
+/* Elements of the (rg, cg) block that travel: the rectangle, or only its
+ * trapezoid (trapezoid.c). */
+static int64_t block_elems(const cs_eng_plan_t *plan, int64_t rg, int64_t cg)
+{
+    const cs_eng_group_t *r = &plan->rows.group[rg], *c = &plan->cols.group[cg];
+    return plan->compact ? cs_eng_trap_elems(&plan->rows, plan->xf.mask,
+                                             plan->xf.mask_k, r, &plan->cols, c)
+                         : r->total * c->total;
+}
+
 /* Turn sorted tuples into peers and combos with byte offsets. */
 static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
                                    const tuple_vec_t *tv, int *npeer_p,
@@ -95,10 +105,10 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
             peer[p].first = i;
             peer[p].buf_off = total;
         }
-        int64_t bytes = plan->rows.group[t->rg].total *
-                        plan->cols.group[t->cg].total *
+        int64_t bytes = block_elems(plan, t->rg, t->cg) *
                         (int64_t)plan->op.esize;
-        combo[i] = (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0, 0};
+        combo[i] =
+            (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0, 0, bytes};
         peer[p].bytes += bytes;
         peer[p].count++;
         total += bytes;
@@ -123,7 +133,7 @@ static int64_t zero_copy_offset(const cs_eng_plan_t *plan,
                                 const cs_eng_peer_t *pe,
                                 const cs_eng_combo_t *combos, int side)
 {
-    if (pe->count != 1) {
+    if (pe->count != 1 || plan->compact) {
         return -1;
     }
     const cs_eng_group_t *rg = &plan->rows.group[combos[pe->first].rg];
@@ -181,6 +191,9 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
                         return CS_ERR_BAD_DESC;
                     }
                     tuple_vec_t *tv = dst == me ? local : send;
+                    if (plan->compact && block_elems(plan, rg, cg) == 0) {
+                        continue; /* outside the trapezoid */
+                    }
                     if (tuple_push(tv, dst, rg, cg)) {
                         return CS_ERR_NOMEM;
                     }
@@ -203,7 +216,9 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
                     if (src < 0) {
                         return CS_ERR_BAD_DESC;
                     }
-                    if (src != me && tuple_push(recv, src, rg, cg)) {
+                    if (src != me &&
+                        !(plan->compact && block_elems(plan, rg, cg) == 0) &&
+                        tuple_push(recv, src, rg, cg)) {
                         return CS_ERR_NOMEM;
                     }
                 }
@@ -367,6 +382,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     plan->op = *op;
     plan->me = me;
     cs_eng_xform_init(op, &plan->xf);
+    plan->compact = cs_eng_plan_compact(op, &plan->xf);
     /* RATIONALE: with alpha = 0 PBLAS never reads A, so neither do we: B
      * plays both parts, every block is local and nothing is sent. */
     cs_eng_op_t copy = {.esize = op->esize, .type = CS_ENG_T_RAW};
@@ -435,11 +451,11 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
             st = CS_ERR_NOMEM;
         }
         for (int64_t i = 0; st == CS_OK && i < local.n; i++) {
-            plan->local_combo[i] =
-                (cs_eng_combo_t){local.v[i].rg, local.v[i].cg, 0, 0, 0};
-            plan->self_bytes += plan->rows.group[local.v[i].rg].total *
-                                plan->cols.group[local.v[i].cg].total *
-                                (int64_t)op->esize;
+            int64_t bytes = block_elems(plan, local.v[i].rg, local.v[i].cg) *
+                            (int64_t)op->esize;
+            plan->local_combo[i] = (cs_eng_combo_t){
+                local.v[i].rg, local.v[i].cg, 0, 0, 0, bytes};
+            plan->self_bytes += bytes;
         }
     }
     free(send.v);

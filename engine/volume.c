@@ -3,7 +3,8 @@
  * many bytes each rank of the source layout holds for each rank of the
  * target layout.  Built from the same per-dimension overlay as the plan, so
  * it costs O(row groups x column groups), never one step per element or per
- * global block.  No MPI.
+ * global block (a trapezoidal copy: O(row groups x columns x log runs),
+ * counting each column's trapezoid rows).  No MPI.
  */
 #include "engine/engine_int.h"
 
@@ -18,6 +19,10 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
     if (op->m == 0 || op->n == 0) {
         return CS_OK;
     }
+    /* packages of trapezoidal copies hold only the trapezoid */
+    cs_eng_xform_t xf;
+    cs_eng_xform_init(op, &xf);
+    int compact = cs_eng_plan_compact(op, &xf);
     cs_eng_overlay_t ro, co;
     cs_status_t st = cs_eng_op_overlays(a, b, op, &ro, &co);
     if (st != CS_OK) {
@@ -33,8 +38,10 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
                 st = CS_ERR_BAD_DESC;
                 break;
             }
-            vol_p[(int64_t)src * nranks + dst] +=
-                rg->total * cg->total * (int64_t)op->esize;
+            int64_t n = compact ? cs_eng_trap_elems(&ro, xf.mask, xf.mask_k,
+                                                    rg, &co, cg)
+                                : rg->total * cg->total;
+            vol_p[(int64_t)src * nranks + dst] += n * (int64_t)op->esize;
         }
     }
     cs_eng_overlay_free(&ro);

@@ -21,7 +21,7 @@ static inline int cs_same_package_block(const cs_eng_plan_t *ps,
     const cs_eng_group_t *yc = &pd->cols.group[y->cg];
     return xr->pa == yr->pa && xr->pb == yr->pb && xr->total == yr->total &&
            xc->pa == yc->pa && xc->pb == yc->pb && xc->total == yc->total &&
-           x->off == y->off;
+           x->off == y->off && x->bytes == y->bytes;
 }
 
 #endif /* CS_PLAN_MATCH_H */

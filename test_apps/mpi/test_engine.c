@@ -11,9 +11,9 @@
  * offsets in non-natural order (reversed, shuffled, with gaps), garbage
  * offsets for blocks a rank does not own.  Then a random sub-matrix
  * (m, n incl. 0, offsets) of esize 1, 3, 4, 8, 12 or 16 bytes is copied
- * with threads 1/2, overlap on/off and message limits 0 (default), 7, 64
+ * (every fourth case only its upper or lower trapezoid) with threads 1/2, overlap on/off and message limits 0 (default), 7, 64
  * and random, reusing and recreating plans.  Checks, element by element,
- * on every rank: B inside the sub-matrix holds the right A element,
+ * on every rank: B inside the sub-matrix (trapezoid) holds the right A element,
  * everything else of local B (padding, other elements) is unchanged, local
  * A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
  * brute-force count.  Rank 0 prints "cs_test: OK" if no rank failed.
@@ -330,6 +330,15 @@ static int64_t expect_msgs(const glayout_t *A, const glayout_t *B,
     return chunks;
 }
 
+/* 1 if element (i, j) of the operation (op-relative) is copied: inside
+ * the trapezoid of a masked copy (engine.h, cs_eng_mask_t), or any. */
+static int in_mask(const cs_eng_op_t *op, int64_t i, int64_t j)
+{
+    return op->mask == CS_ENG_MASK_LOWER   ? i >= op->mask_k + j
+           : op->mask == CS_ENG_MASK_UPPER ? i <= op->mask_k + j
+                                           : 1;
+}
+
 static int64_t lpos(const glayout_t *L, int r, int64_t i, int64_t j)
 {
     int64_t li = gdim_lidx(&L->dim[0], r, i);
@@ -532,7 +541,7 @@ static void set_values(const glayout_t *A, const glayout_t *B,
     }
     for (int64_t i = 0; i < op->m; i++) {
         for (int64_t j = 0; j < op->n; j++) {
-            if (owner(B, op->ib + i, op->jb + j) == me) {
+            if (owner(B, op->ib + i, op->jb + j) == me && in_mask(op, i, j)) {
                 encode(salt, op->ia + i, op->ja + j, es,
                        bx + lpos(B, me, op->ib + i, op->jb + j) *
                                 (int64_t)es);
@@ -570,12 +579,17 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
     /* big cases: large blocks, so that threaded copies (from 512 KiB on,
      * engine/exchange.c) run; tall ones (one column) split rows over the
      * threads */
-    int big = c % 29 == 13 || c % 29 == 27;
+    int big = c % 29 == 13 || c % 29 == 27 || c % 29 == 20;
     cs_eng_op_t op;
     memset(&op, 0, sizeof(op)); /* a plain copy: no transform */
     if (c % 29 == 13) {
         op.m = rr(200, 300);
         op.n = rr(200, 300);
+        es = 16;
+    } else if (c % 29 == 20) {
+        /* a trapezoid (below) with blocks of 512 KiB and more */
+        op.m = rr(400, 500);
+        op.n = rr(400, 500);
         es = 16;
     } else if (big) {
         op.m = rr(33000, 36000);
@@ -590,6 +604,13 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
     op.ib = rnd() % 3 == 0 ? 0 : rr(0, 7);
     op.jb = rnd() % 3 == 0 ? 0 : rr(0, 7);
     op.esize = es;
+    /* every fourth case a trapezoid (p?trmr2d): packages hold only the
+     * trapezoid's rows of each column (engine/trapezoid.c); k from above
+     * the first row to below the last, so some are empty or full */
+    if (c % 4 == 3 || c % 29 == 20) {
+        op.mask = rnd() % 2 ? CS_ENG_MASK_LOWER : CS_ENG_MASK_UPPER;
+        op.mask_k = rr(-op.n - 1, op.m + 1);
+    }
     glayout_t A, B;
     if (big) {
         /* few large blocks so that packages exceed the threshold */
@@ -652,6 +673,9 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
             CS_TEST_ASSERT(s >= 0 && s < P && d >= 0 && d < P);
             owns_a |= s == me;
             owns_b |= d == me;
+            if (!in_mask(&op, i, j)) {
+                continue;
+            }
             if (s == me && d == me) {
                 self += (int64_t)es;
             } else if (s == me) {
@@ -744,6 +768,12 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         for (int q = 0; q < P; q++) {
             ws += to[q];
             wr += from[q];
+            if (op.mask != CS_ENG_MASK_NONE) {
+                /* masked copies are not cut: one message per package */
+                ms += (to[q] + chunk - 1) / chunk;
+                mr += (from[q] + chunk - 1) / chunk;
+                continue;
+            }
             ms += q == me ? 0 : expect_msgs(&A, &B, &op, me, q, es, chunk);
             mr += q == me ? 0 : expect_msgs(&A, &B, &op, q, me, es, chunk);
         }
