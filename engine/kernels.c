@@ -75,7 +75,7 @@ transpose_es(size_t esize, int cj, int64_t rows, int64_t cols,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "engine/avx_transpose.h"
 
 static int cs_eng_have_avx(void)
 {
@@ -122,19 +122,11 @@ __attribute__((target("avx"))) static inline void
 transpose4x4_d(const double *s, int64_t srs, double *d, int64_t dcs, int nt,
                int cj)
 {
-    __m256d f = flip_c();
-    __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + srs);
-    __m256d r2 = _mm256_loadu_pd(s + 2 * srs);
-    __m256d r3 = _mm256_loadu_pd(s + 3 * srs);
-    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    store4_d(d, conj_d(_mm256_permute2f128_pd(t0, t2, 0x20), cj, f), nt);
-    store4_d(d + dcs, conj_d(_mm256_permute2f128_pd(t1, t3, 0x20), cj, f),
-             nt);
-    store4_d(d + 2 * dcs, conj_d(_mm256_permute2f128_pd(t0, t2, 0x31), cj, f),
-             nt);
-    store4_d(d + 3 * dcs, conj_d(_mm256_permute2f128_pd(t1, t3, 0x31), cj, f),
-             nt);
+    __m256d f = flip_c(), c[4];
+    transpose4_d(s, srs, c);
+    for (int k = 0; k < 4; k++) {
+        store4_d(d + k * dcs, conj_d(c[k], cj, f), nt);
+    }
 }
 
 /* One micro-kernel: a B x B block, strides in elements of its type. */
@@ -186,12 +178,14 @@ transpose_blocked(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
                   int64_t rows, int64_t cols, const char *s, int64_t srs,
                   char *d, int64_t dcs)
 {
+    /* 4-byte elements: twice the rows, so a visit still fills a line */
+    int64_t ts = es == 4 ? 2 * CS_ENG_TS : CS_ENG_TS;
     if (cs_eng_strip_bytes(dcs * (int64_t)es) > 64) {
-        transpose_strips(es, cj, b, kern, 4 * CS_ENG_TS / b * b, rows, cols,
-                         s, srs, d, dcs);
+        transpose_strips(es, cj, b, kern, 4 * ts / b * b, rows, cols, s, srs,
+                         d, dcs);
     } else {
-        transpose_strips(es, cj, b, kern, CS_ENG_TS / b * b, rows, cols, s,
-                         srs, d, dcs);
+        transpose_strips(es, cj, b, kern, ts / b * b, rows, cols, s, srs, d,
+                         dcs);
     }
 }
 
@@ -223,25 +217,33 @@ CS_ENG_TRANSPOSE_FNS(kern8c, transpose_8c_avx, 8, 4, 1, CS_ENG_D(0, 1))
 CS_ENG_TRANSPOSE_FNS(kern8c_nt, transpose_8c_avx_nt, 8, 4, 1,
                      CS_ENG_D(1, 1))
 
-/* 4 x 4 floats through SSE registers (baseline x86-64). */
-static inline void kern4(const char *sc, int64_t srs, char *dc, int64_t dcs)
+/* 8 x 8 floats (4-byte elements) through AVX registers; nt: streaming
+ * stores (d and d + dcs 32-byte aligned). */
+__attribute__((target("avx"))) static inline void
+store8_s(float *d, __m256 v, int nt)
 {
-    const float *s = (const float *)(const void *)sc;
-    float *d = (float *)(void *)dc;
-    __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + srs);
-    __m128 r2 = _mm_loadu_ps(s + 2 * srs), r3 = _mm_loadu_ps(s + 3 * srs);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    _mm_storeu_ps(d, r0);
-    _mm_storeu_ps(d + dcs, r1);
-    _mm_storeu_ps(d + 2 * dcs, r2);
-    _mm_storeu_ps(d + 3 * dcs, r3);
+    if (nt) {
+        _mm256_stream_ps(d, v);
+    } else {
+        _mm256_storeu_ps(d, v);
+    }
 }
 
-static void transpose_4_sse(int64_t rows, int64_t cols, const char *s,
-                            int64_t srs, char *d, int64_t dcs)
+__attribute__((target("avx"))) static inline void
+transpose8x8_s(const float *s, int64_t srs, float *d, int64_t dcs, int nt)
 {
-    transpose_blocked(4, 0, 4, kern4, rows, cols, s, srs, d, dcs);
+    __m256 c[8];
+    transpose8_s(s, srs, c);
+    for (int k = 0; k < 8; k++) {
+        store8_s(d + k * dcs, c[k], nt);
+    }
 }
+
+#define CS_ENG_S(nt)                                                          \
+    transpose8x8_s((const float *)(const void *)s, srs, (float *)(void *)d, \
+                   dcs, nt)
+CS_ENG_TRANSPOSE_FNS(kern4a, transpose_4_avx, 4, 8, 0, CS_ENG_S(0))
+CS_ENG_TRANSPOSE_FNS(kern4a_nt, transpose_4_avx_nt, 4, 8, 0, CS_ENG_S(1))
 
 /* 2 x 2 16-byte elements (double complex) through AVX registers. */
 __attribute__((target("avx"))) static inline void
@@ -265,13 +267,16 @@ CS_ENG_TRANSPOSE_FNS(kern16c, transpose_16c_avx, 16, 2, 1, CS_ENG_Z(0, 1))
 CS_ENG_TRANSPOSE_FNS(kern16c_nt, transpose_16c_avx_nt, 16, 2, 1,
                      CS_ENG_Z(1, 1))
 
-/* A whole transpose of 8- or 16-byte elements, conjugated (cj) or not,
- * with normal or streaming stores. */
+/* A whole transpose of 4-, 8- or 16-byte elements, conjugated (cj, 8 and
+ * 16 only) or not, with normal or streaming stores. */
 typedef void (*cs_eng_tfun_t)(int64_t rows, int64_t cols, const char *s,
                               int64_t srs, char *d, int64_t dcs);
 
 static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
 {
+    if (es == 4) {
+        return nt ? transpose_4_avx_nt : transpose_4_avx; /* never cj */
+    }
     static const cs_eng_tfun_t f[2][2][2] = {
         {{transpose_8_avx, transpose_8_avx_nt},
          {transpose_8c_avx, transpose_8c_avx_nt}},
@@ -281,8 +286,9 @@ static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
 }
 
 /*
- * Streaming transpose of 8- or 16-byte elements: the register kernels
- * store 32 bytes per destination column, which must be 32-byte aligned, and
+ * Streaming transpose of 4-, 8- or 16-byte elements (4: never conjugated):
+ * the register kernels store 32 bytes per destination column, which must be
+ * 32-byte aligned, and
  * a strip of CS_ENG_TS rows fills whole cache lines only when it starts on
  * a line.  When every column has the same alignment (dcs * es a multiple
  * of 64), the first rows up to the next 64-byte boundary go through the
@@ -295,8 +301,8 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
     uintptr_t addr = (uintptr_t)d;
-    if (!cs_eng_have_avx() || (es != 8 && es != 16) ||
-        (dcs * (int64_t)es) % 64 != 0 || addr % es != 0) {
+    if (!cs_eng_have_avx() || (es != 4 && es != 8 && es != 16) ||
+        (es == 4 && cj) || (dcs * (int64_t)es) % 64 != 0 || addr % es != 0) {
         return 0;
     }
     int64_t peel = (int64_t)((64 - addr % 64) % 64 / es);
@@ -347,8 +353,10 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
     switch (esize) {
     case 4:
 #if defined(__x86_64__) && defined(__GNUC__)
-        transpose_4_sse(rows, cols, s, srs, d, dcs);
-        return 1;
+        if (cs_eng_have_avx()) {
+            transpose_4_avx(rows, cols, s, srs, d, dcs);
+            return 1;
+        }
 #endif
         transpose_es(4, 0, rows, cols, s, srs, d, dcs);
         return 1;

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         {"transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1, 0},
         {"transpose d a=2 b=3", CS_ENG_T_D, 8, 1, 1, 2, 3, 0, 0},
         {"transpose s", CS_ENG_T_S, 4, 1, 0, 1, 0, 0, 0},
+        {"transpose s (streaming)", CS_ENG_T_S, 4, 1, 0, 1, 0, 1, 0},
         {"transpose s a=2 b=3", CS_ENG_T_S, 4, 1, 1, 2, 3, 0, 0},
         {"transpose z", CS_ENG_T_Z, 16, 1, 0, 1, 0, 0, 0},
         {"conj transpose z (streaming)", CS_ENG_T_Z, 16, 1, 0, 1, 0, 1, 1},
