@@ -213,9 +213,10 @@ void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
                     int64_t drs, int64_t dcs, int64_t i0, int64_t j0);
 
 /*
- * The same for a transposed source (scs = drs = 1) of real doubles or
- * floats with arithmetic and no mask or conjugate, through a fused register
- * transpose; 0 (nothing done) for anything else or without AVX.  Serial.
+ * The same for a transposed source (scs = drs = 1) of any of the four
+ * types with arithmetic (conjugated or not) and no mask, through a fused
+ * register transpose; 0 (nothing done) for anything else or without AVX.
+ * Serial.
  */
 int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
                             int64_t cols, const void *s, int64_t srs,
