@@ -22,6 +22,7 @@
 typedef struct {
     int peer;
     int64_t rg, cg;
+    int64_t elems; /* that travel (block_elems) */
 } tuple_t;
 
 typedef struct {
@@ -29,7 +30,8 @@ typedef struct {
     int64_t n, cap;
 } tuple_vec_t;
 
-static int tuple_push(tuple_vec_t *tv, int peer, int64_t rg, int64_t cg)
+static int tuple_push(tuple_vec_t *tv, int peer, int64_t rg, int64_t cg,
+                      int64_t elems)
 {
     if (tv->n == tv->cap) {
         int64_t cap = tv->cap ? 2 * tv->cap : 64;
@@ -40,7 +42,7 @@ static int tuple_push(tuple_vec_t *tv, int peer, int64_t rg, int64_t cg)
         tv->v = v;
         tv->cap = cap;
     }
-    tv->v[tv->n++] = (tuple_t){peer, rg, cg};
+    tv->v[tv->n++] = (tuple_t){peer, rg, cg, elems};
     return 0;
 }
 
@@ -105,8 +107,7 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
             peer[p].first = i;
             peer[p].buf_off = total;
         }
-        int64_t bytes = block_elems(plan, t->rg, t->cg) *
-                        (int64_t)plan->op.esize;
+        int64_t bytes = t->elems * (int64_t)plan->op.esize;
         combo[i] =
             (cs_eng_combo_t){t->rg, t->cg, peer[p].bytes, 0, 0, bytes};
         peer[p].bytes += bytes;
@@ -191,10 +192,11 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
                         return CS_ERR_BAD_DESC;
                     }
                     tuple_vec_t *tv = dst == me ? local : send;
-                    if (plan->compact && block_elems(plan, rg, cg) == 0) {
+                    int64_t n = block_elems(plan, rg, cg);
+                    if (n == 0) {
                         continue; /* outside the trapezoid */
                     }
-                    if (tuple_push(tv, dst, rg, cg)) {
+                    if (tuple_push(tv, dst, rg, cg, n)) {
                         return CS_ERR_NOMEM;
                     }
                 }
@@ -216,9 +218,11 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
                     if (src < 0) {
                         return CS_ERR_BAD_DESC;
                     }
-                    if (src != me &&
-                        !(plan->compact && block_elems(plan, rg, cg) == 0) &&
-                        tuple_push(recv, src, rg, cg)) {
+                    if (src == me) {
+                        continue;
+                    }
+                    int64_t n = block_elems(plan, rg, cg);
+                    if (n > 0 && tuple_push(recv, src, rg, cg, n)) {
                         return CS_ERR_NOMEM;
                     }
                 }
@@ -451,8 +455,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
             st = CS_ERR_NOMEM;
         }
         for (int64_t i = 0; st == CS_OK && i < local.n; i++) {
-            int64_t bytes = block_elems(plan, local.v[i].rg, local.v[i].cg) *
-                            (int64_t)op->esize;
+            int64_t bytes = local.v[i].elems * (int64_t)op->esize;
             plan->local_combo[i] = (cs_eng_combo_t){
                 local.v[i].rg, local.v[i].cg, 0, 0, 0, bytes};
             plan->self_bytes += bytes;
