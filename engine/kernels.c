@@ -168,17 +168,18 @@ transpose_strips(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
                  dcs);
 }
 
-/* CS_ENG_TS rows (of 8-byte elements; as many of the others) per strip,
- * four times as many where the target's columns want four lines per visit
- * (cs_eng_strip_bytes).  RATIONALE: the strip height is a constant in
- * each branch, so the strip's kernel calls unroll; as a variable it cost
- * the unaliased streaming transpose 61-64 -> 35-42 GB/s (2000 x 2000). */
+/* CS_ENG_TS rows per strip (8- and 16-byte elements; twice as many of
+ * 4-byte ones), four times as many where the target's columns want four
+ * lines per visit (cs_eng_strip_bytes).  RATIONALE: the strip height is a
+ * constant in each branch, so the strip's kernel calls unroll; as a
+ * variable it cost the unaliased streaming transpose 61-64 -> 35-42 GB/s
+ * (2000 x 2000). */
 static inline __attribute__((always_inline)) void
 transpose_blocked(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
                   int64_t rows, int64_t cols, const char *s, int64_t srs,
                   char *d, int64_t dcs)
 {
-    /* 4-byte elements: twice the rows, so a visit still fills a line */
+    /* 4-byte elements: twice the rows, so that a visit fills a line */
     int64_t ts = es == 4 ? 2 * CS_ENG_TS : CS_ENG_TS;
     if (cs_eng_strip_bytes(dcs * (int64_t)es) > 64) {
         transpose_strips(es, cj, b, kern, 4 * ts / b * b, rows, cols, s, srs,
@@ -288,9 +289,8 @@ static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
 /*
  * Streaming transpose of 4-, 8- or 16-byte elements (4: never conjugated):
  * the register kernels store 32 bytes per destination column, which must be
- * 32-byte aligned, and
- * a strip of CS_ENG_TS rows fills whole cache lines only when it starts on
- * a line.  When every column has the same alignment (dcs * es a multiple
+ * 32-byte aligned, and a strip fills whole cache lines only when it starts
+ * on a line.  When every column has the same alignment (dcs * es a multiple
  * of 64), the first rows up to the next 64-byte boundary go through the
  * plain kernel and the rest streams; otherwise returns 0 (not handled).
  * RATIONALE: 32-byte alignment left every line written half by one strip
