@@ -29,6 +29,25 @@ int cs_eng_plan_compact(const cs_eng_op_t *op, const cs_eng_xform_t *xf)
            xf->halo_kb == 0;
 }
 
+/* Index of the first of runs[0..n) that ends after x, counted in target
+ * rows (by_row) or in positions; n if none.  Runs are in position order,
+ * and so in row order. */
+static int64_t run_after(const cs_eng_run_t *runs, int64_t n, int64_t x,
+                         int by_row)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int64_t first = by_row ? runs[mid].start : runs[mid].pos;
+        if (first + runs[mid].len > x) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
 /* First position of row group g whose target row is at least t (the
  * group's size when there is none).  The A-side runs are used: with a mask
  * every run is consecutive in the index (cs_eng_overlay_build's
@@ -38,19 +57,11 @@ static int64_t first_pos_from(const cs_eng_overlay_t *ro,
 {
     const cs_eng_run_t *r = ro->runs[CS_ENG_SIDE_A] +
                             g->run_first[CS_ENG_SIDE_A];
-    int64_t lo = 0, hi = g->run_count[CS_ENG_SIDE_A];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (r[mid].start + r[mid].len > t) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    if (lo == g->run_count[CS_ENG_SIDE_A]) {
+    int64_t k = run_after(r, g->run_count[CS_ENG_SIDE_A], t, 1);
+    if (k == g->run_count[CS_ENG_SIDE_A]) {
         return g->total;
     }
-    return r[lo].start >= t ? r[lo].pos : r[lo].pos + (t - r[lo].start);
+    return r[k].start >= t ? r[k].pos : r[k].pos + (t - r[k].start);
 }
 
 void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
@@ -85,21 +96,6 @@ int64_t cs_eng_trap_elems(const cs_eng_overlay_t *ro, int mask, int64_t k,
     return n;
 }
 
-/* Index of the first run of runs[0..n) that ends after position p. */
-static int64_t run_at(const cs_eng_run_t *runs, int64_t n, int64_t p)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (runs[mid].pos + runs[mid].len > p) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
-}
-
 /* Trapezoid elements of the package columns at positions [lo, hi) of
  * column runs cr[0..ncr) (one side's runs of the block's column group). */
 static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
@@ -107,7 +103,8 @@ static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
                           int64_t hi)
 {
     int64_t n = 0;
-    for (int64_t j = run_at(cr, ncr, lo); j < ncr && cr[j].pos < hi; j++) {
+    for (int64_t j = run_after(cr, ncr, lo, 0); j < ncr && cr[j].pos < hi;
+         j++) {
         int64_t k0 = lo > cr[j].pos ? lo - cr[j].pos : 0;
         int64_t k1 = hi < cr[j].pos + cr[j].len ? hi - cr[j].pos : cr[j].len;
         for (int64_t k = k0; k < k1; k++) {
@@ -139,7 +136,8 @@ static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     int64_t cs = order == CS_ENG_COLMAJOR ? ld : 1;
     size_t es = plan->op.esize;
     char *arr = unpack ? b : (char *)(uintptr_t)a;
-    for (int64_t j = run_at(cr, ncr, lo); j < ncr && cr[j].pos < hi; j++) {
+    for (int64_t j = run_after(cr, ncr, lo, 0); j < ncr && cr[j].pos < hi;
+         j++) {
         int64_t k0 = lo > cr[j].pos ? lo - cr[j].pos : 0;
         int64_t k1 = hi < cr[j].pos + cr[j].len ? hi - cr[j].pos : cr[j].len;
         int64_t col0 = unpack ? cr[j].offb : cr[j].offa;
@@ -147,8 +145,8 @@ static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
             int64_t p0, p1;
             cs_eng_trap_rows(&plan->rows, plan->xf.mask, plan->xf.mask_k, rg,
                              cr[j].start + k, &p0, &p1);
-            for (int64_t i = run_at(rr, nr, p0); i < nr && rr[i].pos < p1;
-                 i++) {
+            for (int64_t i = run_after(rr, nr, p0, 0);
+                 i < nr && rr[i].pos < p1; i++) {
                 int64_t x0 = p0 > rr[i].pos ? p0 : rr[i].pos;
                 int64_t x1 = rr[i].pos + rr[i].len < p1
                                  ? rr[i].pos + rr[i].len

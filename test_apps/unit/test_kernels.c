@@ -247,6 +247,20 @@ static void conj_case(rng_t *g, int stream)
     free(r);
 }
 
+/* n doubles (dbl) or floats at p: random values with full mantissas,
+ * of either sign, up to 2^29 / div. */
+static void random_parts(rng_t *g, int dbl, char *p, size_t n, double div)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = ((double)rnd(g, 1u << 30) - (double)(1u << 29)) / div;
+        if (dbl) {
+            ((double *)(void *)p)[i] = v;
+        } else {
+            ((float *)(void *)p)[i] = (float)v;
+        }
+    }
+}
+
 /* Complex arithmetic on a transposed source (p?tranu / p?tranc / p?geadd
  * 'T' and 'C' with alpha or beta not the plain copy's), through the fused
  * register kernels of xform_tkern.c, against the same transform on a
@@ -275,22 +289,8 @@ static void cxform_case(rng_t *g)
     char *s = malloc(sn * part), *t = malloc(tn * part);
     char *d = malloc(dn * part), *r = malloc(dn * part);
     CS_TEST_ASSERT(s && t && d && r);
-    for (size_t i = 0; i < sn; i++) {
-        double v = ((double)rnd(g, 1u << 30) - (double)(1u << 29)) / 7777.0;
-        if (z) {
-            ((double *)(void *)s)[i] = v;
-        } else {
-            ((float *)(void *)s)[i] = (float)v;
-        }
-    }
-    for (size_t i = 0; i < dn; i++) {
-        double v = ((double)rnd(g, 1u << 30) - (double)(1u << 29)) / 3333.0;
-        if (z) {
-            ((double *)(void *)d)[i] = v;
-        } else {
-            ((float *)(void *)d)[i] = (float)v;
-        }
-    }
+    random_parts(g, z, s, sn, 7777.0);
+    random_parts(g, z, d, dn, 3333.0);
     memcpy(r, d, dn * part);
     /* t: the source transposed, column-major rows x cols */
     for (int64_t c = 0; c < cols; c++) {
