@@ -326,10 +326,13 @@ void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
                       const cs_eng_group_t *rg, int64_t j, int64_t *p0_p,
                       int64_t *p1_p);
 
-/* Elements of the (rg, cg) block inside the mask. */
-int64_t cs_eng_trap_elems(const cs_eng_overlay_t *ro, int mask, int64_t k,
-                          const cs_eng_group_t *rg, const cs_eng_overlay_t *co,
-                          const cs_eng_group_t *cg);
+/* Elements of the (rg, cg) block that travel: with compact (packages hold
+ * only the trapezoid of xf's mask), those inside the mask, else the whole
+ * rectangle.  The plan and the volume matrix count with it alike. */
+int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
+                           const cs_eng_overlay_t *co, int compact,
+                           const cs_eng_xform_t *xf, const cs_eng_group_t *rg,
+                           const cs_eng_group_t *cg);
 
 /* Called after each package column with the bytes it moved. */
 typedef void (*cs_eng_poll_fn)(void *ctx, int64_t bytes);

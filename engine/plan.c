@@ -67,14 +67,12 @@ static int layout_ok(const cs_eng_layout_t *l)
            (l->order == CS_ENG_COLMAJOR || l->order == CS_ENG_ROWMAJOR);
 }
 
-/* Elements of the (rg, cg) block that travel: the rectangle, or only its
- * trapezoid (trapezoid.c). */
+/* Elements of the (rg, cg) block that travel (trapezoid.c). */
 static int64_t block_elems(const cs_eng_plan_t *plan, int64_t rg, int64_t cg)
 {
-    const cs_eng_group_t *r = &plan->rows.group[rg], *c = &plan->cols.group[cg];
-    return plan->compact ? cs_eng_trap_elems(&plan->rows, plan->xf.mask,
-                                             plan->xf.mask_k, r, &plan->cols, c)
-                         : r->total * c->total;
+    return cs_eng_block_elems(&plan->rows, &plan->cols, plan->compact,
+                              &plan->xf, &plan->rows.group[rg],
+                              &plan->cols.group[cg]);
 }
 
 /* Turn sorted tuples into peers and combos with byte offsets. */

@@ -79,17 +79,22 @@ void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
     }
 }
 
-int64_t cs_eng_trap_elems(const cs_eng_overlay_t *ro, int mask, int64_t k,
-                          const cs_eng_group_t *rg, const cs_eng_overlay_t *co,
-                          const cs_eng_group_t *cg)
+int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
+                           const cs_eng_overlay_t *co, int compact,
+                           const cs_eng_xform_t *xf, const cs_eng_group_t *rg,
+                           const cs_eng_group_t *cg)
 {
+    if (!compact) {
+        return rg->total * cg->total;
+    }
     const cs_eng_run_t *cr = co->runs[CS_ENG_SIDE_A] +
                              cg->run_first[CS_ENG_SIDE_A];
     int64_t n = 0;
     for (int64_t i = 0; i < cg->run_count[CS_ENG_SIDE_A]; i++) {
         for (int64_t c = 0; c < cr[i].len; c++) {
             int64_t p0, p1;
-            cs_eng_trap_rows(ro, mask, k, rg, cr[i].start + c, &p0, &p1);
+            cs_eng_trap_rows(ro, xf->mask, xf->mask_k, rg, cr[i].start + c,
+                             &p0, &p1);
             n += p1 - p0;
         }
     }

@@ -38,9 +38,7 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
                 st = CS_ERR_BAD_DESC;
                 break;
             }
-            int64_t n = compact ? cs_eng_trap_elems(&ro, xf.mask, xf.mask_k,
-                                                    rg, &co, cg)
-                                : rg->total * cg->total;
+            int64_t n = cs_eng_block_elems(&ro, &co, compact, &xf, rg, cg);
             vol_p[(int64_t)src * nranks + dst] += n * (int64_t)op->esize;
         }
     }
