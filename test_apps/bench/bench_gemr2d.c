@@ -173,7 +173,7 @@ static void call_case(void *p, int shim)
 
 static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
                                const grid_t *grids, int reps, int have_shim,
-                               double rw_bw)
+                               double rw_bw, double mpi_bw)
 {
     const grid_t *ga = &grids[c->grida], *gb = &grids[c->gridb];
     int ctxt = grids[GRID_1X2].ctxt; /* spans both grids' processes */
@@ -210,6 +210,11 @@ static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
     int64_t locmax = 0;
     MPI_Allreduce(&loc, &locmax, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     res.floor_ms = 1e3 * (double)locmax * (double)sizeof(double) / rw_bw;
+    cs_bench_place_t pa = {ga, c->ia, c->ja, c->blka},
+                     pb = {gb, c->ib, c->jb, c->blkb};
+    res.mpi_floor_ms = cs_bench_mpi_floor_ms(loc, c->m, c->n, &pb, &pa, 0,
+                                             'A', 0, sizeof(double), rw_bw,
+                                             mpi_bw);
     res.label = label;
 
     free(a.data);
@@ -330,11 +335,12 @@ int main(int argc, char **argv)
         size_t cbytes = (size_t)256 << 20;
         double bw = cs_bench_memcpy_bw(cbytes); /* copied bytes/s per rank */
         double rw_bw = 2.0 * bw;                /* read + written bytes/s */
+        double mpi_bw = cs_bench_mpi_bw(cbytes); /* received bytes/s */
         cs_bench_print_head("pdgemr2d_ benchmark",
-                            "floor: (own part of sub(A) read + own part of "
+                            "copy_ms: (own part of sub(A) read + own part of "
                             "sub(B) written, max over ranks) / read+write "
                             "bandwidth",
-                            all_have, cbytes, bw, 38);
+                            all_have, cbytes, bw, mpi_bw, 38);
         if (csv)
             cs_bench_csv_open(csv, "bench_gemr2d");
         for (const char *p = which; *p; p++) {
@@ -342,7 +348,7 @@ int main(int argc, char **argv)
             int r = reps ? reps : c->reps;
             char label[2] = {c->id, 0};
             cs_bench_row_t res = run_case(c, label, grids, r, all_have,
-                                          rw_bw);
+                                          rw_bw, mpi_bw);
             if (!res.ok)
                 rc = 1;
             cs_bench_print_row(&res, 38, all_have);

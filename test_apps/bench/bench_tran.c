@@ -346,7 +346,8 @@ static void call_case(void *p, int shim)
 }
 
 static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
-                               int reps, int have_shim, double rw_bw)
+                               int reps, int have_shim, double rw_bw,
+                               double mpi_bw)
 {
     const grid_t *g = &grids[c->grid];
     int ctxt = g->ctxt;
@@ -399,6 +400,14 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     MPI_Allreduce(&loc, &locmax, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     res.floor_ms = 1e3 * (double)locmax * (double)ncomp *
                    (double)sizeof(double) / rw_bw;
+    cs_bench_place_t pa = {g, c->ia, c->ja, c->blka},
+                     pc = {g, c->ic, c->jc, c->blkc};
+    int tr_src = c->kind != K_DTRMR2D &&
+                 (c->kind != K_DGEADD || c->trans != 'N');
+    res.mpi_floor_ms = cs_bench_mpi_floor_ms(
+        loc, c->m, c->n, &pc, &pa, tr_src,
+        c->kind == K_DTRMR2D ? c->uplo : 'A', c->diag != 'N',
+        (size_t)ncomp * sizeof(double), rw_bw, mpi_bw);
 
     free(a.data);
     free(cn.data);
@@ -472,11 +481,12 @@ int main(int argc, char **argv)
     size_t cbytes = (size_t)256 << 20;
     double bw = cs_bench_memcpy_bw(cbytes); /* copied bytes/s per rank */
     double rw_bw = 2.0 * bw;                /* read + written bytes/s */
+    double mpi_bw = cs_bench_mpi_bw(cbytes); /* received bytes/s */
     cs_bench_print_head("pdtran_/pztranu_/pdtrmr2d_/pdgeadd_ benchmark",
-                        "floor: (own part of sub(A) read + own part of "
+                        "copy_ms: (own part of sub(A) read + own part of "
                         "sub(C) written [+ read if beta != 0], max over "
                         "ranks) / read+write bandwidth",
-                        all_have, cbytes, bw, 40);
+                        all_have, cbytes, bw, mpi_bw, 40);
     if (csv)
         cs_bench_csv_open(csv, "bench_tran");
     /* Cases in --cases order; a letter selects every case with that id. */
@@ -486,7 +496,8 @@ int main(int argc, char **argv)
             if (c->id != *p)
                 continue;
             int r = reps ? reps : c->reps;
-            cs_bench_row_t res = run_case(c, grids, r, all_have, rw_bw);
+            cs_bench_row_t res = run_case(c, grids, r, all_have, rw_bw,
+                                          mpi_bw);
             if (!res.ok)
                 rc = 1;
             cs_bench_print_row(&res, 40, all_have);

@@ -15,6 +15,11 @@
 
 #include "cs_blacs.h"
 
+/* A BLACS grid and this process's place in it. */
+typedef struct {
+    int ctxt, nprow, npcol, myrow, mycol;
+} grid_t;
+
 /* Program name for messages ("<prog>[<rank>]: ...") and the rank; call
  * after MPI_Init. */
 void cs_bench_init(const char *prog);
@@ -27,6 +32,14 @@ double cs_median(double *v, int n);
 /* memcpy bandwidth, all ranks copying at once: bytes copied per second per
  * rank (best of 3 medians of 5 copies, each max over ranks). */
 double cs_bench_memcpy_bw(size_t bytes);
+
+/* MPI bandwidth of the bytes that cross ranks: rank pairs (0,1), (2,3), ...
+ * exchange `bytes` in one message each way at once (contiguous buffers,
+ * used once untimed first): bytes received per second per rank (best of 3
+ * medians of 5 exchanges, each max over ranks).  The benchmarks' floor
+ * counts what a rank receives from others once at this speed: the least
+ * a transfer between two processes costs besides reading A and writing B. */
+double cs_bench_mpi_bw(size_t bytes);
 
 /* Looks up the preloaded shim's costa_shim_set_enabled (never linked);
  * returns 1 iff every rank has it (else the hook is not used). */
@@ -55,37 +68,67 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
  * application's first call costs). */
 double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim);
 
+/* A sub-matrix's place: its grid, first global row and column (1-based)
+ * and square blocks (source process 0). */
+typedef struct {
+    const grid_t *g;
+    int i0, j0, blk;
+} cs_bench_place_t;
+
+/* Elements of the m x n sub-matrix t that this process owns and whose
+ * partner element (the same (i, j) of sub-matrix s, or (j, i) when tr)
+ * another process owns: with t the target, what this process receives
+ * through MPI; with t the source (and m, n swapped when tr), what it
+ * sends.  uplo 'L' / 'U': only the lower / upper trapezoid of t (without
+ * the diagonal when skip_diag), anything else: all.  Row-major grids over
+ * MPI_COMM_WORLD's ranks (bench_grids_init). */
+int64_t cs_bench_cross_elems(int m, int n, const cs_bench_place_t *t,
+                             const cs_bench_place_t *s, int tr, char uplo,
+                             int skip_diag);
+
+/* The floor of a case through MPI (collective): on each rank the elements
+ * that stay on it are read and written at rw_bw bytes/s (loc: the
+ * elements its copy floor counts, sub(A) read + target written [+ read]),
+ * and those it receives from others pass through MPI once at mpi_bw
+ * (elements it sends are read by that pass); the max over the ranks, in
+ * ms.  Target t (m x n) from source s as in cs_bench_cross_elems. */
+double cs_bench_mpi_floor_ms(int64_t loc, int m, int n,
+                             const cs_bench_place_t *t,
+                             const cs_bench_place_t *s, int tr, char uplo,
+                             int skip_diag, size_t esize, double rw_bw,
+                             double mpi_bw);
+
 /* One row of a benchmark table. */
 typedef struct {
     const char *label, *what; /* case id, description */
     int size;                 /* matrix order, for the size chart */
     int reps;
-    double native_ms, shim_ms, floor_ms;     /* medians; floor */
+    double native_ms, shim_ms;               /* medians */
+    double floor_ms;     /* copy floor: everything at memcpy speed */
+    double mpi_floor_ms; /* floor with what crosses ranks through MPI */
     double native_first_ms, shim_first_ms;   /* each path's first call */
     int ok;
 } cs_bench_row_t;
 
-/* Rank 0: the lines above the table (title and floor lines given, the
- * mode and memcpy lines common) and the table's header; desc_w: width of
- * the description column. */
+/* Rank 0: the lines above the table (title and copy-floor lines given,
+ * the mode, memcpy and MPI lines common) and the table's header; desc_w:
+ * width of the description column. */
 void cs_bench_print_head(const char *title, const char *floor_line,
                          int have_shim, size_t memcpy_bytes, double bw,
-                         int desc_w);
+                         double mpi_bw, int desc_w);
 /* Rank 0: one table row; also appended to the CSV file of
  * cs_bench_csv_open() if one is open. */
 void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim);
 
 /* Rank 0: append rows (with a header line if the file is new or empty) to
  * path as bench,case,description,size,reps,native_ms,shim_ms,floor_ms,
- * native_first_ms,shim_first_ms,ok (scripts/bench_report.py reads it);
+ * native_first_ms,shim_first_ms,ok,mpi_floor_ms (scripts/bench_report.py
+ * reads it; the last column is newer than the kept baseline file);
  * bench names the program.  Dies if the file cannot be opened. */
 void cs_bench_csv_open(const char *path, const char *bench);
 void cs_bench_csv_close(void);
 
 /* ---- BLACS helpers (header only) ---- */
-typedef struct {
-    int ctxt, nprow, npcol, myrow, mycol;
-} grid_t;
 
 enum { GRID_1X2 = 0, GRID_2X1 = 1, NGRIDS = 2 };
 
