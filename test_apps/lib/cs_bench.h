@@ -35,10 +35,10 @@ double cs_bench_memcpy_bw(size_t bytes);
 
 /* MPI bandwidth of the bytes that cross ranks: rank pairs (0,1), (2,3), ...
  * exchange `bytes` in one message each way at once (contiguous buffers,
- * used once untimed first): bytes received per second per rank (best of 3
- * medians of 5 exchanges, each max over ranks).  The benchmarks' floor
- * counts what a rank receives from others once at this speed: the least
- * a transfer between two processes costs besides reading A and writing B. */
+ * after one untimed round): bytes received per second per rank (best of 3
+ * medians of 5 exchanges, each max over ranks).  In the benchmarks' floor
+ * what a rank receives from others moves at this speed, one pass that
+ * reads the sender's copy and writes the receiver's. */
 double cs_bench_mpi_bw(size_t bytes);
 
 /* Looks up the preloaded shim's costa_shim_set_enabled (never linked);
