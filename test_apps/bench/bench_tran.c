@@ -285,13 +285,7 @@ static int64_t local_tri_elems(const grid_t *g, int i0, int j0, int m, int n,
         if ((gj / blk) % g->npcol != g->mycol)
             continue;
         int lo, hi; /* rows [lo, hi) of the sub-matrix */
-        if (uplo == 'L') {
-            lo = sj + skip;
-            hi = m;
-        } else {
-            lo = 0;
-            hi = sj + 1 - skip < m ? sj + 1 - skip : m;
-        }
+        cs_bench_trap_rows(uplo, skip, sj, m, &lo, &hi);
         if (hi > lo)
             total += owned(i0 + lo, hi - lo, blk, g->myrow, g->nprow);
     }

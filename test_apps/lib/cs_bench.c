@@ -85,6 +85,8 @@ double cs_bench_mpi_bw(size_t bytes)
     /* Pairs (0,1), (2,3), ...; a last odd rank only takes part in the
      * reductions. */
     int peer = bench_rank ^ 1;
+    if (bytes > (size_t)INT32_MAX)
+        cs_bench_die("cs_bench_mpi_bw: message over 2 GiB");
     char *sbuf = cs_bench_xmalloc(bytes), *rbuf = cs_bench_xmalloc(bytes);
     memset(sbuf, bench_rank + 1, bytes);
     memset(rbuf, 0, bytes);
@@ -95,7 +97,7 @@ double cs_bench_mpi_bw(size_t bytes)
             MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            if (peer < nprocs && bytes <= (size_t)INT32_MAX) {
+            if (peer < nprocs) {
                 MPI_Irecv(rbuf, (int)bytes, MPI_BYTE, peer, 7,
                           MPI_COMM_WORLD, &req[0]);
                 MPI_Isend(sbuf, (int)bytes, MPI_BYTE, peer, 7,
@@ -137,12 +139,9 @@ int64_t cs_bench_cross_elems(int m, int n, const cs_bench_place_t *t,
     for (int j = 0; j < n; j++) {
         if ((t->j0 - 1 + j) / t->blk % tg->npcol != tg->mycol)
             continue;
-        int lo = 0, hi = m; /* rows [lo, hi) of column j */
-        if (uplo == 'L')
-            lo = j + skip_diag;
-        else if (uplo == 'U')
-            hi = j + 1 - skip_diag < m ? j + 1 - skip_diag : m;
-        for (int i = lo < 0 ? 0 : lo; i < hi; i++)
+        int lo, hi;
+        cs_bench_trap_rows(uplo, skip_diag, j, m, &lo, &hi);
+        for (int i = lo; i < hi; i++)
             if ((t->i0 - 1 + i) / t->blk % tg->nprow == tg->myrow &&
                 ri[i] + rj[j] != me)
                 count++;

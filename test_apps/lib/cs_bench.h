@@ -128,6 +128,16 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim);
 void cs_bench_csv_open(const char *path, const char *bench);
 void cs_bench_csv_close(void);
 
+/* Rows [*lo, *hi) of column j (0-based) of an m-row sub-matrix inside its
+ * lower ('L') or upper ('U') trapezoid, without the diagonal when
+ * skip_diag (ScaLAPACK's p?trmr2d rule); all m rows for any other uplo. */
+static inline void cs_bench_trap_rows(char uplo, int skip_diag, int j, int m,
+                                      int *lo, int *hi)
+{
+    *lo = uplo == 'L' ? j + skip_diag : 0;
+    *hi = uplo == 'U' && j + 1 - skip_diag < m ? j + 1 - skip_diag : m;
+}
+
 /* ---- BLACS helpers (header only) ---- */
 
 enum { GRID_1X2 = 0, GRID_2X1 = 1, NGRIDS = 2 };
