@@ -60,7 +60,8 @@ ROUTINES = [
 ROUTINE_INDEX = {r: i for i, r in enumerate(ROUTINES)}
 PATHS = ["engine", "fallback", "passthrough", "nested"]
 REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
-           "memory", "mpi_not_ready", "nested", "always", "unsupported"]
+           "memory", "mpi_not_ready", "nested", "always", "unsupported",
+           "mpi_mismatch"]
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "msgs_sent",
             "msgs_recv"]
 TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq"]

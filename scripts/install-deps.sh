@@ -1,34 +1,48 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh - installs the Debian packages costa-shim needs to
-# build and test (MPICH, ScaLAPACK for MPICH, LAPACK/OpenBLAS, compilers,
-# binutils, valgrind) when they are missing, then checks that the MPICH
-# wrappers mpicc.mpich, mpif90.mpich and mpiexec.mpich exist.
+# build and test both MPI flavours (MPICH with ScaLAPACK for MPICH, Open MPI
+# with ScaLAPACK for Open MPI, LAPACK/OpenBLAS, compilers, binutils,
+# valgrind) when they are missing, then checks that each flavour's wrappers
+# (mpicc.mpich, mpif90.mpich, mpiexec.mpich; mpicc.openmpi, mpif90.openmpi,
+# mpiexec.openmpi) exist.  With --apps it also installs the real
+# applications of `make check-apps` / `make bench-apps` (CP2K for Open MPI,
+# NWChem for MPICH).
 #
 #   scripts/install-deps.sh               report and install what is missing
 #   scripts/install-deps.sh --if-missing  same, silent when all are present
 #                                         (what `make deps` / `make check` run)
+#   scripts/install-deps.sh --apps [--if-missing]
+#                                         the applications as well
 #
-# Only the listed packages are installed (--no-install-recommends).  Debian 12's
-# libscalapack-mpich2.2 depends on mpi-default-bin, which pulls in Open MPI,
-# and installing Open MPI takes over the generic mpicc/mpirun alternatives.
-# costa-shim only uses the explicit MPICH names, but other tools on the
-# machine may not: the script records the alternatives `mpi`, `mpirun` and
-# `mpi-x86_64-linux-gnu` (headers) before installing and puts them back
-# afterwards (to MPICH when there were none), and says so.  Not root: sudo is used when present, otherwise the
-# script prints the command to run and exits 1.
+# Only the listed packages are installed (--no-install-recommends).
+# Installing Open MPI (asked for here, and pulled in by Debian 12's
+# libscalapack-mpich2.2 through mpi-default-bin anyway) takes over the
+# generic mpicc/mpirun alternatives and the libmpi.so development link.
+# costa-shim only uses the explicit names of each flavour, but other tools
+# on the machine may not: the script records the alternatives `mpi`,
+# `mpirun` and `mpi-x86_64-linux-gnu` (headers, libmpi.so) before
+# installing and puts them back afterwards (to MPICH when there were none),
+# and says so.  Not root: sudo is used when present, otherwise the script
+# prints the command to run and exits 1.
 set -euo pipefail
 
-PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev liblapack-dev
-          libopenblas-dev gfortran make gcc python3 binutils valgrind)
-MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich)
+PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev
+          openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
+          liblapack-dev libopenblas-dev gfortran make gcc python3 binutils
+          valgrind)
+APP_PACKAGES=(cp2k nwchem-mpich)
+MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich
+           mpicc.openmpi mpif90.openmpi mpiexec.openmpi)
 
 quiet=0
-case "${1:-}" in
-    --if-missing) quiet=1 ;;
-    "") ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
-esac
+for arg in "$@"; do
+    case "$arg" in
+        --if-missing) quiet=1 ;;
+        --apps) PACKAGES+=("${APP_PACKAGES[@]}") ;;
+        -h|--help) sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+        *) echo "install-deps.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+    esac
+done
 
 say() { [ "$quiet" -eq 1 ] || echo "install-deps.sh: $*"; }
 
@@ -43,7 +57,7 @@ check_tools() {
     for t in "${MPI_TOOLS[@]}"; do
         if ! command -v "$t" >/dev/null 2>&1; then
             echo "install-deps.sh: error: '$t' not found in PATH" \
-                 "(package mpich / libmpich-dev)" >&2
+                 "(packages mpich / libmpich-dev, openmpi-bin / libopenmpi-dev)" >&2
             bad=1
         fi
     done

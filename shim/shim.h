@@ -89,6 +89,7 @@ typedef enum {
     CS_SHIM_REASON_NESTED,        /* called from inside the real routine */
     CS_SHIM_REASON_ALWAYS,        /* COSTA_SHIM_FALLBACK=always */
     CS_SHIM_REASON_UNSUPPORTED,   /* valid input the engine cannot do */
+    CS_SHIM_REASON_MPI_MISMATCH,  /* the process's MPI is not this build's */
     CS_SHIM_NREASON
 } cs_shim_reason_t;
 
@@ -132,6 +133,42 @@ void cs_shim_init_once(void);
  * abort()).  Never returns. */
 void cs_shim_fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
+
+/* ------------------------------------------------------------ MPI flavour */
+
+/* The MPI ABIs the shim tells apart (shim_mpi.c). */
+typedef enum {
+    CS_SHIM_MPI_NONE = 0, /* no MPI visible in the process */
+    CS_SHIM_MPI_UNKNOWN,  /* an MPI whose ABI we do not know */
+    CS_SHIM_MPI_MPICH,    /* MPICH, Intel MPI, Cray MPICH, MVAPICH */
+    CS_SHIM_MPI_OPENMPI
+} cs_shim_mpi_t;
+
+/*
+ * 1 when the process runs on the MPI ABI this build was compiled for and
+ * the shim's MPI references are bound: only then may the shim call MPI.
+ * 0: the shim is inert (every call forwarded, reason mpi_mismatch); the
+ * first call that finds this logs one warning (from the launcher's rank 0
+ * only) naming the build to preload.  Calls no MPI function of this
+ * build's ABI.  Local, thread-safe; decided once per process.
+ */
+int cs_shim_mpi_ok(void);
+
+/* File name of this build ("libcosta_shim.so", ...). */
+const char *cs_shim_mpi_build_lib(void);
+
+/* This process's rank as its launcher set it in the environment
+ * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, ...), -1 when
+ * none is set.  For use without MPI.  Local. */
+int cs_shim_mpi_launcher_rank(void);
+
+/*
+ * Set-up of an inert process (cs_shim_mpi_ok() is 0) at its first
+ * intercepted call: rank from the launcher, statistics clock, and an
+ * atexit() handler that writes this rank's report file when
+ * COSTA_SHIM_STATS asks for one (no MPI involved).  Local, once.
+ */
+void cs_shim_init_inert(void);
 
 /* ------------------------------------------------------------ real routines */
 

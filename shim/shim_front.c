@@ -207,11 +207,17 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
     double t0 = cs_shim_now();
     cs_shim_depth++;
     int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (!up || down) {
-        rec.path = CS_SHIM_PATH_FALLBACK;
-        rec.reason = CS_SHIM_REASON_MPI_NOT_READY;
+    int mine = cs_shim_mpi_ok(); /* before any MPI call */
+    if (mine) {
+        MPI_Initialized(&up);
+        MPI_Finalized(&down);
+    } else {
+        cs_shim_init_inert();
+    }
+    if (!mine || !up || down) {
+        rec.path = mine ? CS_SHIM_PATH_FALLBACK : CS_SHIM_PATH_PASSTHROUGH;
+        rec.reason = mine ? CS_SHIM_REASON_MPI_NOT_READY
+                          : CS_SHIM_REASON_MPI_MISMATCH;
         cs_shim_call_real(g);
         cs_shim_depth--;
         rec.t = cs_shim_now() - t0;

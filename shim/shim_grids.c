@@ -246,7 +246,8 @@ static int relabel_active(void)
         return 0;
     }
     const cs_config_t *cfg = cs_cfg_get();
-    if (cfg->disable || cfg->relabel == CS_CFG_RELABEL_OFF) {
+    if (cfg->disable || cfg->relabel == CS_CFG_RELABEL_OFF ||
+        !cs_shim_mpi_ok()) {
         return 0;
     }
     int up = 0, down = 0;

@@ -9,8 +9,11 @@
  * works for C and Fortran programs without wrapping MPI_Finalize.  The
  * attribute is set in thin MPI_Init wrappers (every rank, so the report can
  * be collective) and, failing that, lazily at the first intercepted call.
+ * All of it only where the process runs on this build's MPI
+ * (cs_shim_mpi_ok); an inert process gets its report from atexit().
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +63,10 @@ void cs_shim_fatal(const char *fmt, ...)
     va_end(ap);
     cs_log_error("%s", msg);
     int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
+    if (cs_shim_mpi_ok()) {
+        MPI_Initialized(&up);
+        MPI_Finalized(&down);
+    }
     if (up && !down) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -103,6 +108,24 @@ static void register_finalize(void)
     }
 }
 
+/* atexit() of an inert process: no MPI_Finalize callback exists there. */
+static void inert_exit(void)
+{
+    cs_shim_report_write(0);
+}
+
+static void init_inert(void)
+{
+    cs_shim_rank = cs_shim_mpi_launcher_rank();
+    if (cs_shim_rank >= 0) {
+        cs_log_set_rank(cs_shim_rank);
+    }
+    cs_shim_stats_mark_start();
+    if (cs_cfg_get()->stats != CS_CFG_STATS_OFF) {
+        atexit(inert_exit);
+    }
+}
+
 void cs_shim_init_once(void)
 {
     if (cs_shim_initialised) {
@@ -127,6 +150,12 @@ void cs_shim_init_once(void)
                  CS_SHIM_VERSION, lib[0] ? lib : "(not found)");
         cs_log_line(2, line);
     }
+}
+
+void cs_shim_init_inert(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_inert);
 }
 
 /* ------------------------------------------------------------ hooks */
@@ -177,7 +206,7 @@ static int init_common(const char *name, int *argc, char ***argv)
     init_fn f;
     memcpy(&f, &p, sizeof(f));
     int rc = f(argc, argv);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && cs_shim_mpi_ok()) {
         after_init();
     }
     return rc;
@@ -190,7 +219,7 @@ static int init_thread_common(const char *name, int *argc, char ***argv,
     init_thread_fn f;
     memcpy(&f, &p, sizeof(f));
     int rc = f(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && cs_shim_mpi_ok()) {
         after_init();
     }
     return rc;

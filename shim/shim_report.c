@@ -1391,8 +1391,10 @@ static void cs_rep_local(cs_rep_t *rep, int nmine, const cs_rep_rank_t *my)
 {
     int up = 0, down = 0, rank = cs_shim_world_rank();
     int first[2] = {0, nmine};
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
+    if (cs_shim_mpi_ok()) {
+        MPI_Initialized(&up);
+        MPI_Finalized(&down);
+    }
     rep->nprocs = 0;
     if (up && !down) {
         MPI_Comm_size(MPI_COMM_WORLD, &rep->nprocs);
@@ -1563,8 +1565,10 @@ void cs_shim_report_write(int collective)
     cs_shim_stats_callers(&cs_rep_callers_mine);
 
     int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
+    if (cs_shim_mpi_ok()) {
+        MPI_Initialized(&up);
+        MPI_Finalized(&down);
+    }
     if (!collective || cfg->stats == CS_CFG_STATS_LOCAL || !up || down) {
         qsort(cs_rep_mine, (size_t)n, sizeof(cs_rep_mine[0]),
               cs_rep_qsort_cmp);

@@ -52,6 +52,7 @@ const char *cs_shim_reason_str(int reason)
         [CS_SHIM_REASON_NESTED] = "nested",
         [CS_SHIM_REASON_ALWAYS] = "always",
         [CS_SHIM_REASON_UNSUPPORTED] = "unsupported",
+        [CS_SHIM_REASON_MPI_MISMATCH] = "mpi_mismatch",
     };
     return reason >= 0 && reason < CS_SHIM_NREASON ? str[reason] : "?";
 }

@@ -52,7 +52,8 @@ $(T)/scalapack/%: test_apps/scalapack/%.c $(TLIB_OBJS)
 $(T)/scalapack/%: test_apps/scalapack/%.f90
 	@mkdir -p $(dir $@)
 	@echo "  FC      $<"
-	$(Q)$(MPIF90) $(TEST_FFLAGS) -J $(dir $@) -o $@ $< $(SCALAPACK_LIBS)
+	$(Q)$(MPIF90) $(TEST_FFLAGS) -J $(dir $@) -o $@ $< $(FLINK_$(MPI)) \
+	    $(SCALAPACK_LIBS)
 
 $(T)/bench/%: test_apps/bench/%.c $(TLIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -9,7 +9,11 @@
 #     -x for Open MPI, --export for srun) and keeps an existing LD_PRELOAD
 #     behind the shim;
 #   * costa-shim-check on the bench binary exits 0, on /bin/ls exits 1 and
-#     says there is nothing to interpose.
+#     says there is nothing to interpose;
+#   * for this flavour's bench program and the other flavour's, without
+#     --lib: costa-shim-run preloads the build of the program's MPI and
+#     says so, costa-shim-check names it ("preload: FILE"); given the
+#     other build, costa-shim-check exits 1 naming the right one.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP.
 set -uo pipefail
@@ -98,6 +102,47 @@ if [ "$rc" -eq 1 ] && grep -q 'nothing to interpose' "$CS_OUT/check_ls.txt"; the
 else
     report FAIL "costa-shim-check /bin/ls: exit $rc"
     sed 's/^/      /' "$CS_OUT/check_ls.txt"
+fi
+
+# The build that matches the program's MPI: picked by costa-shim-run,
+# named by costa-shim-check, for this flavour's program and the other's.
+other_app=${CS_OTHER_BUILD_DIR:-}/t/bench/bench_gemr2d
+other_lib=$top/libcosta_shim.so
+[ "${CS_OTHER_MPI:-}" = openmpi ] && other_lib=$top/libcosta_shim-openmpi.so
+for pair in "$app|$CS_SHIM|${CS_MPIEXEC_REAL:-$MPIEXEC}" \
+            "$other_app|$other_lib|${CS_OTHER_MPIEXEC_REAL:-}"; do
+    IFS='|' read -r a want launcher <<< "$pair"
+    if [ ! -x "$a" ] || [ ! -f "$want" ] || [ -z "$launcher" ]; then
+        report FAIL "flavour pick: $a or $want not built (make check builds both)"
+        continue
+    fi
+    (unset COSTA_SHIM_LIB; "$run" --dry-run -- "$launcher" -n 2 env X=1 "$a" --cases e) \
+        > "$CS_OUT/pick.out" 2> "$CS_OUT/pick.err"
+    if grep -qF -- "$want" "$CS_OUT/pick.out" &&
+       grep -q "^costa-shim-run: bench_gemr2d runs on .*: preload $want\$" "$CS_OUT/pick.err"; then
+        report ok "costa-shim-run -- $(basename "$launcher") -n 2 env X=1 $(basename "$a"): picks $(basename "$want") and says so"
+    else
+        report FAIL "costa-shim-run did not pick $want for $a"
+        sed 's/^/      /' "$CS_OUT/pick.out" "$CS_OUT/pick.err"
+    fi
+    (unset COSTA_SHIM_LIB; "$check" "$a") > "$CS_OUT/pick.check" 2>&1
+    if grep -qxF "preload: $want" "$CS_OUT/pick.check" &&
+       grep -q "^ok: MPI: the program runs on" "$CS_OUT/pick.check"; then
+        report ok "costa-shim-check $(basename "$a"): names $(basename "$want")"
+    else
+        report FAIL "costa-shim-check $a: does not name $want"
+        sed 's/^/      /' "$CS_OUT/pick.check"
+    fi
+done
+# the wrong build given: an error naming the right one
+"$check" --lib "$other_lib" "$app" > "$CS_OUT/wrong.check" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "^error: MPI: .*preload $(basename "$CS_SHIM") instead" "$CS_OUT/wrong.check" &&
+   grep -qxF "preload: $CS_SHIM" "$CS_OUT/wrong.check"; then
+    report ok "costa-shim-check --lib <other build>: exit 1, names $(basename "$CS_SHIM")"
+else
+    report FAIL "costa-shim-check --lib $other_lib $app: exit $rc"
+    sed 's/^/      /' "$CS_OUT/wrong.check"
 fi
 
 exit $((fails > 0))

@@ -142,3 +142,19 @@ r = json.load(open(files[0]))
 print(sum(x["bytes_sent"] for x in r["routines"] if x["path"] == "engine"))
 EOF
 }
+
+# cs_openmpi_env: export what Open MPI needs to run the checks here:
+# running as root is refused without its two variables (tests only: users'
+# jobs do not run as root); more ranks than the 2 cores need
+# oversubscription; idle ranks yield the core instead of spinning (Open
+# MPI's own remedy for what the yield preload does for MPICH); no binding,
+# as MPICH, so the shim's threads are not pinned to one core with their
+# rank.  (A function: sourcing this file still sets nothing.)
+cs_openmpi_env() {
+    if [ "$(id -u)" -eq 0 ]; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    fi
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    export OMPI_MCA_mpi_yield_when_idle=1
+    export OMPI_MCA_hwloc_base_binding_policy=none
+}
