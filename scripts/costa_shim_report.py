@@ -64,7 +64,9 @@ REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
            "mpi_mismatch"]
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "msgs_sent",
             "msgs_recv"]
-TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq"]
+# t_wait_s: the part of t_sum_s spent waiting for the last rank of each
+# call to arrive (absent from reports before it existed: read as 0).
+TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"]
 SHAPE_COLS = ["m", "n", "mbA", "nbA", "gridA", "mbB", "nbB", "gridB"]
 CSV_REQUIRED = ["rank", "routine", "path", "reason", "calls", "t_sum_s"]
 
@@ -110,6 +112,7 @@ def add_row(dst, src):
     dst["t_max_s"] = max(dst["t_max_s"], src["t_max_s"])
     dst["t_sum_s"] += src["t_sum_s"]
     dst["t_sumsq"] += src["t_sumsq"]
+    dst["t_wait_s"] += src["t_wait_s"]
     for c in COUNTERS:
         dst[c] += src[c]
 
@@ -284,6 +287,7 @@ def load_json(path):
             "rank": rank,
             "app_time_s": None if app is None else to_float(app, path),
             "shim_time_s": to_float(k.get("shim_time_s"), path),
+            "wait_time_s": to_float(k.get("wait_time_s"), path),
             "calls": to_int(k.get("calls"), path),
             "fallbacks": to_int(k.get("fallbacks"), path)})
         if isinstance(k.get("routines"), list):
@@ -338,6 +342,7 @@ def rank_summary(rank, rows):
     own = [r for r in rows if r["path"] != "nested" and "shape_id" not in r]
     return {"rank": rank, "app_time_s": None,
             "shim_time_s": sum(r["t_sum_s"] for r in own),
+            "wait_time_s": sum(r["t_wait_s"] for r in own),
             "calls": sum(r["calls"] for r in own),
             "fallbacks": sum(r["calls"] for r in own
                              if r["path"] in ("fallback", "passthrough"))}
@@ -477,26 +482,29 @@ def text_header(rep, title="costa_shim report"):
 
 def text_time(rep):
     out = [rule("Time in intercepted routines (seconds)")]
-    out.append("%4s %10s %10s %6s %9s %10s" % (
-        "Rank", "AppTime", "ShimTime", "Shim%", "Calls", "Fallbacks"))
-    tot = {"app": 0.0, "shim": 0.0, "calls": 0, "fb": 0}
+    out.append("%4s %10s %10s %10s %6s %9s %10s" % (
+        "Rank", "AppTime", "ShimTime", "Wait", "Shim%", "Calls", "Fallbacks"))
+    tot = {"app": 0.0, "shim": 0.0, "wait": 0.0, "calls": 0, "fb": 0}
     app_known = bool(rep.ranks) and all(k["app_time_s"] is not None
                                         for k in rep.ranks)
 
-    def line(label, app, shim, calls, fb):
+    def line(label, app, shim, wait, calls, fb):
         pct = (100.0 * shim / app if app else 0.0) if app_known else None
-        return "%4s %s %10.4f %s %9d %10d" % (
+        return "%4s %s %10.4f %10.4f %s %9d %10d" % (
             label, fmt_opt("%10.3f", app if app_known else None, 10), shim,
-            fmt_opt("%6.2f", pct, 6), calls, fb)
+            wait, fmt_opt("%6.2f", pct, 6), calls, fb)
 
     for k in sorted(rep.ranks, key=lambda k: k["rank"]):
         out.append(line(str(k["rank"]), k["app_time_s"], k["shim_time_s"],
-                        k["calls"], k["fallbacks"]))
+                        k.get("wait_time_s", 0.0), k["calls"],
+                        k["fallbacks"]))
         tot["app"] += k["app_time_s"] or 0.0
         tot["shim"] += k["shim_time_s"]
+        tot["wait"] += k.get("wait_time_s", 0.0)
         tot["calls"] += k["calls"]
         tot["fb"] += k["fallbacks"]
-    out.append(line("*", tot["app"], tot["shim"], tot["calls"], tot["fb"]))
+    out.append(line("*", tot["app"], tot["shim"], tot["wait"], tot["calls"],
+                    tot["fb"]))
     return out
 
 
@@ -540,17 +548,17 @@ def mean_ms(r):
 
 def text_routines(rep):
     out = [rule("Per routine and path (all ranks)")]
-    out.append("%-11s %-11s %9s %10s %9s %9s %6s %9s %6s" % (
-        "Routine", "Path", "Calls", "Time(s)", "Mean(ms)", "Max(ms)", "COV",
-        "Sent(GB)", "Self%"))
+    out.append("%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s" % (
+        "Routine", "Path", "Calls", "Time(s)", "Wait(s)", "Mean(ms)",
+        "Max(ms)", "COV", "Sent(GB)", "Self%"))
     for r, cov in routine_path_table(rep):
         moved = moved_bytes(r)
         self_pct = ("n/a" if r["path"] != "engine" or moved <= 0
                     else "%.1f" % (100.0 * r["bytes_self"] / moved))
-        out.append("%-11s %-11s %9d %10.4f %9.3f %9.3f %s %9s %6s" % (
-            r["routine"], r["path"], r["calls"], r["t_sum_s"], mean_ms(r),
-            1e3 * r["t_max_s"], fmt_opt("%6.2f", cov, 6), gb_str(r),
-            self_pct))
+        out.append("%-11s %-11s %9d %10.4f %10.4f %9.3f %9.3f %s %9s %6s" % (
+            r["routine"], r["path"], r["calls"], r["t_sum_s"], r["t_wait_s"],
+            mean_ms(r), 1e3 * r["t_max_s"], fmt_opt("%6.2f", cov, 6),
+            gb_str(r), self_pct))
     return out
 
 
@@ -595,15 +603,16 @@ def text_per_rank(rep):
     if not rep.rank_rows:
         return out + ["(no per-rank rows in this report: they are in the "
                       "CSV report, or in the JSON with COSTA_SHIM_STATS=full)"]
-    out.append("%4s %-11s %-11s %-14s %9s %10s %9s %9s %9s" % (
-        "Rank", "Routine", "Path", "Reason", "Calls", "Time(s)", "Mean(ms)",
-        "Max(ms)", "Sent(GB)"))
+    out.append("%4s %-11s %-11s %-14s %9s %10s %10s %9s %9s %9s" % (
+        "Rank", "Routine", "Path", "Reason", "Calls", "Time(s)", "Wait(s)",
+        "Mean(ms)", "Max(ms)", "Sent(GB)"))
     for rank in sorted(rep.rank_rows):
         for r in sorted(rep.rank_rows[rank], key=full_key):
-            out.append("%4d %-11s %-11s %-14s %9d %10.4f %9.3f %9.3f %9s" % (
-                rank, r["routine"], r["path"], r["reason"] or "-",
-                r["calls"], r["t_sum_s"], mean_ms(r), 1e3 * r["t_max_s"],
-                gb_str(r)))
+            out.append("%4d %-11s %-11s %-14s %9d %10.4f %10.4f %9.3f %9.3f "
+                       "%9s" % (
+                           rank, r["routine"], r["path"], r["reason"] or "-",
+                           r["calls"], r["t_sum_s"], r["t_wait_s"],
+                           mean_ms(r), 1e3 * r["t_max_s"], gb_str(r)))
     return out
 
 
@@ -624,9 +633,9 @@ def text_shapes(rep, top=20):
     if not rep.shapes:
         return out + ["(this report has no per-shape rows; 'plot --trace "
                       "LOG' derives call shapes from trace logs)"]
-    out.append("%3s  %-11s %-13s %-15s %-15s %9s %10s %7s %8s" % (
+    out.append("%3s  %-11s %-13s %-15s %-15s %9s %10s %10s %7s %8s" % (
         "Id", "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
-        "Time(s)", "GB/s", "Relabel"))
+        "Time(s)", "Wait(s)", "GB/s", "Relabel"))
     shapes = sorted(rep.shapes, key=lambda r: -r["t_sum_s"])[:top]
     for i, r in enumerate(shapes, 1):
         mn, a, b = shape_label(r)
@@ -634,9 +643,10 @@ def text_shapes(rep, top=20):
         gain = r.get("relabel_gain_bytes")
         rl = ("%.1f%%" % (100.0 * gain / moved) if gain is not None and moved
               else "n/a")
-        out.append("%3s  %-11s %-13s %-15s %-15s %9d %10.4f %7.2f %8s" % (
-            r.get("shape_id", i), r["routine"], mn, a, b, r["calls"],
-            r["t_sum_s"], gbps(r), rl))
+        out.append("%3s  %-11s %-13s %-15s %-15s %9d %10.4f %10.4f %7.2f "
+                   "%8s" % (r.get("shape_id", i), r["routine"], mn, a, b,
+                            r["calls"], r["t_sum_s"], r["t_wait_s"],
+                            gbps(r), rl))
     return out
 
 
@@ -687,9 +697,10 @@ def compare_table(base_rows, new_rows, keyfn, labelfn, title, width):
     keys = sorted(set(b) | set(n), key=lambda k: (routine_sort_key(k[0]),
                                                   str(k)))
     out = [rule(title)]
-    out.append("%-*s %9s %9s %11s %11s %9s %11s %11s %8s" % (
+    out.append("%-*s %9s %9s %11s %11s %9s %9s %11s %11s %8s" % (
         width, labelfn(None), "Calls(B)", "Calls(N)", "Time B(s)",
-        "Time N(s)", "Speed-up", "Moved B(GB)", "Moved N(GB)", "Engine%N"))
+        "Time N(s)", "Speed-up", "Excl.wait", "Moved B(GB)", "Moved N(GB)",
+        "Engine%N"))
     tb, tn = new_row("*"), new_row("*")
     teng, tbeng = new_row("*"), new_row("*")
     differ = []
@@ -712,13 +723,17 @@ def compare_line(label, width, rb, rn, reng, rbeng):
     def moved(r):
         return "%11s" % "n/a" if r["calls"] == 0 else \
             "%11.4f" % (moved_bytes(r) / 1e9)
-    sp = ("%8.2fx" % (rb["t_sum_s"] / rn["t_sum_s"])
-          if rb["t_sum_s"] > 0 and rn["t_sum_s"] > 0 else "%9s" % "n/a")
+    def ratio(b, n):
+        return "%8.2fx" % (b / n) if b > 0 and n > 0 else "%9s" % "n/a"
+    sp = ratio(rb["t_sum_s"], rn["t_sum_s"])
+    # the redistribution alone: the arrival wait is the application's
+    # load imbalance, the same with or without the shim
+    spx = ratio(rb["t_sum_s"] - rb["t_wait_s"], rn["t_sum_s"] - rn["t_wait_s"])
     engpct = ("%8.1f" % (100.0 * reng["calls"] / rn["calls"]) if rn["calls"]
               else "%8s" % "n/a")
-    return "%-*s %9d %9d %11.4f %11.4f %s %s %s %s" % (
+    return "%-*s %9d %9d %11.4f %11.4f %s %s %s %s %s" % (
         width, label, rb["calls"], rn["calls"], rb["t_sum_s"], rn["t_sum_s"],
-        sp, moved(rbeng), moved(reng), engpct)
+        sp, spx, moved(rbeng), moved(reng), engpct)
 
 
 def fallback_setting(rep):
@@ -790,12 +805,12 @@ TRACE_RE = re.compile(r"COSTA_SHIM r:")
 TRACE_ORDER = ["r", "seq", "routine", "uplo", "diag", "trans", "m", "n",
                "alpha", "ia", "ja", "descA", "beta", "ib", "jb", "ic", "jc",
                "descB", "descC", "ictxt", "gridA", "gridB", "path", "reason",
-               "t", "send", "recv", "self", "msgs_sent", "msgs_recv",
+               "t", "wait", "send", "recv", "self", "msgs_sent", "msgs_recv",
                "relabel_gain", "thr", "maxdiff", "caller"]
-RESULT_KEYS = {"gridA", "gridB", "path", "reason", "t", "send", "recv",
+RESULT_KEYS = {"gridA", "gridB", "path", "reason", "t", "wait", "send", "recv",
                "self", "msgs", "msgs_sent", "msgs_recv", "relabel_gain",
                "thr", "maxdiff", "caller"}
-UNITS = {"t": "ms", "send": "MB", "recv": "MB", "self": "MB",
+UNITS = {"t": "ms", "wait": "ms", "send": "MB", "recv": "MB", "self": "MB",
          "relabel_gain": "%"}
 
 
@@ -1150,6 +1165,42 @@ def chart_time_per_routine(rep):
     return svg, caption
 
 
+def chart_wait(rep, top=8):
+    """Per routine and for the top call shapes: the redistribution itself
+    and the arrival wait, stacked."""
+    svg = Svg("Arrival wait and redistribution", "routine / call shape",
+              "time (s, summed over ranks)")
+    per = {}
+    for r in rep.rows:
+        if r["path"] == "nested":
+            continue
+        w = per.setdefault(r["routine"], [0.0, 0.0])
+        w[0] += r["t_sum_s"] - r["t_wait_s"]
+        w[1] += r["t_wait_s"]
+    labels = sorted(per, key=routine_sort_key)
+    stacks = [[("redistribution", per[n][0]), ("arrival wait", per[n][1])]
+              for n in labels]
+    for r in sorted(rep.shapes, key=lambda r: -r["t_sum_s"])[:top]:
+        mn, a, b = shape_label(r)
+        labels.append("%s %s" % (r["routine"], mn))
+        stacks.append([("redistribution", r["t_sum_s"] - r["t_wait_s"]),
+                       ("arrival wait", r["t_wait_s"])])
+    colors = {"redistribution": "#2b8cbe", "arrival wait": "#fdae6b"}
+    if not labels:
+        svg.message("no intercepted calls in this report")
+    else:
+        bar_chart(svg, labels, stacks, colors)
+        svg.legend = [(k, c, "box") for k, c in colors.items()]
+    caption = ("Per routine (first bars) and for the call shapes that took "
+               "longest: the time ranks spent waiting for the last rank of "
+               "a call to arrive (the application's load imbalance: the "
+               "same with or without the shim) apart from the "
+               "redistribution itself.  Measure-only runs "
+               "(COSTA_SHIM_FALLBACK=always) time the wait with a barrier "
+               "before the real routine.")
+    return svg, caption
+
+
 def chart_per_rank(rep):
     svg = Svg("Shim time per rank", "MPI rank",
               "time in intercepted routines (s)")
@@ -1427,7 +1478,8 @@ def cmd_plot(a):
             warn("cannot read COSTA_SHIM_MIN_ELEMS=%r of the report; "
                  "threshold not marked" % v)
             min_elems = 0
-    figures = [chart_time_per_routine(rep), chart_per_rank(rep),
+    figures = [chart_time_per_routine(rep), chart_wait(rep),
+               chart_per_rank(rep),
                chart_gbps(rep, recs), chart_sizes(rep, recs, min_elems),
                chart_timeline(recs)]
     page = html_page(rep, figures, a.trace or [],

@@ -223,6 +223,11 @@ typedef struct {
      * grid, over the whole call (all ranks); -1 when not computed. */
     int64_t relabel_cross;
     int64_t relabel_best;
+    /* Seconds of t this rank waited for the last rank of the call to
+     * arrive: its time in the call's first collective (and, on a first
+     * call, in creating the context's communicator); 0 when the call made
+     * none.  The rest of t is the redistribution itself. */
+    double t_wait;
 } cs_shim_record_t;
 
 /* Add one call to the statistics registry.  Thread-safe. */

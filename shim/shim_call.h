@@ -48,9 +48,25 @@ typedef void (*cs_shim_serve_fn)(const cs_shim_call_t *g,
                                  cs_shim_record_t *rec,
                                  struct cs_shim_trace *tr);
 
+/*
+ * A family's arrival barrier for COSTA_SHIM_FALLBACK=always, so that even
+ * a measure-only run separates the time the ranks wait for each other
+ * from the real routine's own: an MPI_Barrier over the processes the call
+ * is collective over (the context's communicator), skipped where the real
+ * routine returns without communicating (m or n is 0, a caller outside
+ * the grid, PBLAS's quick returns).  Returns the seconds waited.
+ * Collective like the routine.
+ */
+typedef double (*cs_shim_arrive_fn)(const cs_shim_call_t *g);
+
+/* Seconds in MPI_Barrier over ctxt's private communicator (for arrive
+ * functions).  Collective over ctxt. */
+double cs_shim_arrive_barrier(int ctxt, const char *name);
+
 /* Everything around a family's serve function: switches, nesting guard,
  * MPI readiness, configuration routing, fallback, statistics, trace. */
-void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve);
+void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
+                   cs_shim_arrive_fn arrive);
 
 /* Serve a p?gemr2d or p?trmr2d call (REDIST semantics).  Collective over
  * ictxt exactly like the real routine. */

@@ -161,13 +161,15 @@ static double verify_run(const cs_shim_call_t *g, cs_front_verify_t *v)
 /* The configuration's routing, else the family's routine (with the target
  * saved first when verifying).  Returns 1 when the target was saved. */
 static int route(const cs_shim_call_t *g, const cs_config_t *cfg,
-                 cs_shim_serve_fn serve, cs_shim_record_t *rec,
-                 cs_shim_trace_t *tr, cs_front_verify_t *v)
+                 cs_shim_serve_fn serve, cs_shim_arrive_fn arrive,
+                 cs_shim_record_t *rec, cs_shim_trace_t *tr,
+                 cs_front_verify_t *v)
 {
     const char *name = cs_shim_routines[g->routine].lower;
     if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = CS_SHIM_REASON_ALWAYS;
+        rec->t_wait = arrive(g);
     } else if (!cs_cfg_routine_enabled(cfg, name)) {
         rec->path = CS_SHIM_PATH_PASSTHROUGH;
         rec->reason = CS_SHIM_REASON_ROUTINE_OFF;
@@ -185,11 +187,28 @@ static int route(const cs_shim_call_t *g, const cs_config_t *cfg,
     return 0;
 }
 
-void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
+double cs_shim_arrive_barrier(int ctxt, const char *name)
+{
+    MPI_Comm comm;
+    double t0 = cs_shim_now();
+    if (cs_shim_ctxt_comm(ctxt, &comm) != CS_OK) {
+        cs_shim_fatal("%s: cannot get the communicator of context %d", name,
+                      ctxt);
+    }
+    MPI_Barrier(comm);
+    return cs_shim_now() - t0;
+}
+
+void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
+                   cs_shim_arrive_fn arrive)
 {
     const cs_config_t *cfg = cs_cfg_get();
-    cs_shim_record_t rec = {g->routine, g->spelling, CS_SHIM_PATH_ENGINE,
-                            CS_SHIM_REASON_NONE, 0.0, {0}, -1, -1};
+    cs_shim_record_t rec = {.routine = g->routine,
+                            .spelling = g->spelling,
+                            .path = CS_SHIM_PATH_ENGINE,
+                            .reason = CS_SHIM_REASON_NONE,
+                            .relabel_cross = -1,
+                            .relabel_best = -1};
     if (cfg->disable || !cs_shim_enabled) {
         cs_shim_call_real(g);
         return;
@@ -226,7 +245,7 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve)
     }
     cs_shim_init_once();
     cs_front_verify_t v = {NULL, 0};
-    int saved = route(g, cfg, serve, &rec, &tr, &v);
+    int saved = route(g, cfg, serve, arrive, &rec, &tr, &v);
     if (rec.path == CS_SHIM_PATH_FALLBACK &&
         cfg->fallback == CS_CFG_FALLBACK_NEVER) {
         cs_shim_fatal("%s: the engine did not take this call (reason %s) "

@@ -380,10 +380,12 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     }
 
     MPI_Comm comm;
+    double t0 = cs_shim_now();
     if (cs_shim_ctxt_comm(ctxt, &comm) != CS_OK) {
         cs_shim_fatal("%s: cannot get the communicator of DESCA(CTXT_) %d",
                       name, ctxt);
     }
+    rec->t_wait = cs_shim_now() - t0; /* MPI_Comm_dup on a first call */
     int me = myr * q + myc;
     static const int64_t none[4] = {0, 0, 0, 0};
     int key[48];
@@ -416,7 +418,9 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                                                     : NULL,
                              &opts, cfg, comm, &shm_need);
     int worst = code;
+    t0 = cs_shim_now();
     MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+    rec->t_wait += cs_shim_now() - t0; /* the call's first collective */
     worst = cs_shim_shm_agree(worst, shm_need, name);
     if (worst >= 3) {
         rec->path = CS_SHIM_PATH_FALLBACK;
@@ -442,7 +446,31 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                           &opts, rec, keep);
 }
 
+/* The arrival barrier of a measure-only call: over A's context, unless
+ * PBLAS returns without communicating (a caller outside the grid, m or n
+ * is 0, alpha = 0 with beta = 1). */
+static double arrive(const cs_shim_call_t *g)
+{
+    double alpha[2], beta[2];
+    int p, q, myr, myc;
+    if (g->m <= 0 || g->n <= 0) {
+        return 0.0;
+    }
+    scalar(g, g->alpha, alpha);
+    scalar(g, g->beta, beta);
+    if (alpha[0] == 0.0 && alpha[1] == 0.0 && beta[0] == 1.0 &&
+        beta[1] == 0.0) {
+        return 0.0;
+    }
+    cs_shim_gridinfo(g->desca[1], &p, &q, &myr, &myc);
+    if (p < 1 || myr < 0 || myr >= p || myc < 0 || myc >= q) {
+        return 0.0;
+    }
+    return cs_shim_arrive_barrier(g->desca[1],
+                                  cs_shim_routines[g->routine].lower);
+}
+
 void cs_shim_pblas(const cs_shim_call_t *g)
 {
-    cs_shim_front(g, serve);
+    cs_shim_front(g, serve, arrive);
 }

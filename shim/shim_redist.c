@@ -341,9 +341,11 @@ static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
  * is the table the allgather would return (up to a collision of the 63-bit
  * FNV-1a hashes of different tables, about 2^-63); otherwise, and always
  * on the first call of a shape, the rows are gathered.  Collective.
+ * Returns the seconds spent in the first reduction: the call's arrival
+ * wait (cs_shim_record_t.t_wait).
  */
-static void exchange_table(const int *row, int *tab, int np, int me,
-                           MPI_Comm comm, const char *name)
+static double exchange_table(const int *row, int *tab, int np, int me,
+                             MPI_Comm comm, const char *name)
 {
     int n = np * F_NINFO;
     uint64_t hash = 0;
@@ -355,14 +357,17 @@ static void exchange_table(const int *row, int *tab, int np, int me,
         mine[1] = h;
         mine[2] = -h;
     }
+    double t0 = cs_shim_now();
     MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
+    double wait = cs_shim_now() - t0;
     if (all[0] == 0 && all[1] == -all[2]) {
         memcpy(tab, prev, (size_t)n * sizeof(int));
         cs_log_debug("%s: table exchange skipped (every rank has it cached)",
                      name);
-        return;
+        return wait;
     }
     MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+    return wait;
 }
 
 /* Collective part: table, decision, engine.  Fills rec and trace; on a
@@ -382,10 +387,12 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     MPI_Comm comm;
+    double t0 = cs_shim_now();
     if (cs_shim_ctxt_comm(g->ictxt, &comm) != CS_OK) {
         cs_shim_fatal("%s: cannot get the communicator of ICTXT %d", name,
                       g->ictxt);
     }
+    rec->t_wait = cs_shim_now() - t0; /* MPI_Comm_dup on a first call */
     int me, np;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &np);
@@ -402,7 +409,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (!tab) {
         cs_shim_fatal("%s: out of memory", name);
     }
-    exchange_table(row, tab, np, me, comm, name);
+    rec->t_wait += exchange_table(row, tab, np, me, comm, name);
 
     grid_t ga = {0}, gb = {0};
     char msg[512] = "";
@@ -473,7 +480,24 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     free(tab);
 }
 
+/* The arrival barrier of a measure-only call: over ICTXT, unless the
+ * real routine returns at once (m or n is 0) or this process is outside
+ * ICTXT's grid (it takes no part). */
+static double arrive(const cs_shim_call_t *g)
+{
+    int pr, pc, myr, myc;
+    if (g->m <= 0 || g->n <= 0) {
+        return 0.0;
+    }
+    cs_shim_gridinfo(g->ictxt, &pr, &pc, &myr, &myc);
+    if (pr < 1 || myr < 0 || myr >= pr || myc < 0 || myc >= pc) {
+        return 0.0;
+    }
+    return cs_shim_arrive_barrier(g->ictxt,
+                                  cs_shim_routines[g->routine].lower);
+}
+
 void cs_shim_redist(const cs_shim_call_t *g)
 {
-    cs_shim_front(g, serve);
+    cs_shim_front(g, serve, arrive);
 }

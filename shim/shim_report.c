@@ -56,6 +56,7 @@
 typedef struct {
     double app_time;
     double t_shim;
+    double t_wait;      /* of t_shim: waiting for the other ranks */
     int64_t calls;
     int64_t fallbacks;
     int32_t nrows;
@@ -656,21 +657,25 @@ static void cs_rep_text_time(FILE *f, const cs_rep_t *rep)
 {
     cs_rep_rank_t all = {0};
     cs_rep_rule(f, "Time in intercepted routines (seconds)");
-    fprintf(f, "%4s %10s %10s %6s %9s %10s\n", "Rank", "AppTime",
-            "ShimTime", "Shim%", "Calls", "Fallbacks");
+    fprintf(f, "%4s %10s %10s %10s %6s %9s %10s\n", "Rank", "AppTime",
+            "ShimTime", "Wait", "Shim%", "Calls", "Fallbacks");
     for (int r = 0; r < rep->nranks; r++) {
         const cs_rep_rank_t *k = &rep->ranks[r];
-        fprintf(f, "%4d %10.3f %10.4f %6.2f %9" PRId64 " %10" PRId64 "\n",
-                rep->rank0 + r, k->app_time, k->t_shim,
+        fprintf(f,
+                "%4d %10.3f %10.4f %10.4f %6.2f %9" PRId64 " %10" PRId64
+                "\n",
+                rep->rank0 + r, k->app_time, k->t_shim, k->t_wait,
                 k->app_time > 0.0 ? 100.0 * k->t_shim / k->app_time : 0.0,
                 k->calls, k->fallbacks);
         all.app_time += k->app_time;
         all.t_shim += k->t_shim;
+        all.t_wait += k->t_wait;
         all.calls += k->calls;
         all.fallbacks += k->fallbacks;
     }
-    fprintf(f, "%4s %10.3f %10.4f %6.2f %9" PRId64 " %10" PRId64 "\n", "*",
-            all.app_time, all.t_shim,
+    fprintf(f,
+            "%4s %10.3f %10.4f %10.4f %6.2f %9" PRId64 " %10" PRId64 "\n",
+            "*", all.app_time, all.t_shim, all.t_wait,
             all.app_time > 0.0 ? 100.0 * all.t_shim / all.app_time : 0.0,
             all.calls, all.fallbacks);
 }
@@ -683,9 +688,9 @@ static void cs_rep_text_time(FILE *f, const cs_rep_t *rep)
 static void cs_rep_text_routines(FILE *f, const cs_rep_t *rep)
 {
     cs_rep_rule(f, "Per routine and path (all ranks)");
-    fprintf(f, "%-11s %-11s %9s %10s %9s %9s %6s %9s %6s\n", "Routine",
-            "Path", "Calls", "Time(s)", "Mean(ms)", "Max(ms)", "COV",
-            "Sent(GB)", "Self%");
+    fprintf(f, "%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s\n",
+            "Routine", "Path", "Calls", "Time(s)", "Wait(s)", "Mean(ms)",
+            "Max(ms)", "COV", "Sent(GB)", "Self%");
     for (int t = 0; t < rep->ntext; t++) {
         const cs_rep_trow_t *tr = &rep->text[t];
         const cs_shim_row_t *r = &tr->row;
@@ -706,10 +711,10 @@ static void cs_rep_text_routines(FILE *f, const cs_rep_t *rep)
             cov = var > 0.0 ? sqrt(var) / mean : 0.0;
         }
         fprintf(f,
-                "%-11s %-11s %9" PRId64 " %10.4f %9.3f %9.3f %6.2f %9s "
-                "%6s\n",
+                "%-11s %-11s %9" PRId64 " %10.4f %10.4f %9.3f %9.3f %6.2f "
+                "%9s %6s\n",
                 name, cs_shim_path_str(r->path), r->calls, r->t_sum,
-                cs_rep_mean_ms(r), 1e3 * r->t_max, cov, gb, self);
+                r->t_wait, cs_rep_mean_ms(r), 1e3 * r->t_max, cov, gb, self);
     }
 }
 
@@ -786,9 +791,9 @@ static void cs_rep_text_shapes(FILE *f, const cs_rep_t *rep)
         fputs("(none)\n", f);
         return;
     }
-    fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %7s %7s\n", "Id",
-            "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
-            "Time(s)", "GB/s", "Relabel");
+    fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %10s %7s %7s\n",
+            "Id", "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
+            "Time(s)", "Wait(s)", "GB/s", "Relabel");
     int top = t->n < CS_REP_TOP_SHAPES ? t->n : CS_REP_TOP_SHAPES;
     for (int i = 0; i < top; i++) {
         const cs_shim_shape_t *s = &t->e[i];
@@ -802,8 +807,9 @@ static void cs_rep_text_shapes(FILE *f, const cs_rep_t *rep)
         cs_rep_relabel_pct(rl, sizeof(rl), s);
         fprintf(f,
                 "%10" PRIu32 "  %-11s %-11s %-15s %-15s %9" PRId64
-                " %10.4f %7s %7s\n",
-                s->id, name, mn, a, b, s->row.calls, s->row.t_sum, gbs, rl);
+                " %10.4f %10.4f %7s %7s\n",
+                s->id, name, mn, a, b, s->row.calls, s->row.t_sum,
+                s->row.t_wait, gbs, rl);
     }
     if (t->n > top) {
         fprintf(f, "(%d more shapes in the CSV and JSON files)\n",
@@ -848,9 +854,9 @@ static void cs_rep_text_callers(FILE *f, const cs_rep_t *rep)
 static void cs_rep_text_per_rank(FILE *f, const cs_rep_t *rep)
 {
     cs_rep_rule(f, "Per rank and routine");
-    fprintf(f, "%4s %-11s %-11s %-14s %9s %10s %9s %9s %9s\n", "Rank",
-            "Routine", "Path", "Reason", "Calls", "Time(s)", "Mean(ms)",
-            "Max(ms)", "Sent(GB)");
+    fprintf(f, "%4s %-11s %-11s %-14s %9s %10s %10s %9s %9s %9s\n",
+            "Rank", "Routine", "Path", "Reason", "Calls", "Time(s)",
+            "Wait(s)", "Mean(ms)", "Max(ms)", "Sent(GB)");
     for (int r = 0; r < rep->nranks; r++) {
         for (int j = rep->first[r]; j < rep->first[r + 1]; j++) {
             const cs_shim_row_t *w = &rep->all[j];
@@ -859,10 +865,10 @@ static void cs_rep_text_per_rank(FILE *f, const cs_rep_t *rep)
             cs_shim_called_name(w->routine, w->spelling, name, sizeof(name));
             cs_rep_gb(gb, sizeof(gb), w);
             fprintf(f,
-                    "%4d %-11s %-11s %-14s %9" PRId64 " %10.4f %9.3f %9.3f "
-                    "%9s\n",
+                    "%4d %-11s %-11s %-14s %9" PRId64 " %10.4f %10.4f %9.3f "
+                    "%9.3f %9s\n",
                     rep->rank0 + r, name, cs_shim_path_str(w->path),
-                    reason[0] ? reason : "-", w->calls, w->t_sum,
+                    reason[0] ? reason : "-", w->calls, w->t_sum, w->t_wait,
                     cs_rep_mean_ms(w), 1e3 * w->t_max, gb);
         }
     }
@@ -1183,10 +1189,11 @@ static void cs_rep_write_json(FILE *f, const void *arg)
         const cs_rep_rank_t *k = &rep->ranks[r];
         fprintf(f,
                 "%s{\"rank\": %d, \"app_time_s\": %.9g, "
-                "\"shim_time_s\": %.9g, \"calls\": %" PRId64
-                ", \"fallbacks\": %" PRId64 ", \"partial\": %s",
+                "\"shim_time_s\": %.9g, \"wait_time_s\": %.9g, "
+                "\"calls\": %" PRId64 ", \"fallbacks\": %" PRId64
+                ", \"partial\": %s",
                 r ? ",\n    " : "\n    ", rep->rank0 + r, k->app_time,
-                k->t_shim, k->calls, k->fallbacks,
+                k->t_shim, k->t_wait, k->calls, k->fallbacks,
                 k->partial ? "true" : "false");
         if (full) {
             fputs(", \"routines\": [", f);
@@ -1555,6 +1562,7 @@ void cs_shim_report_write(int collective)
     int n = cs_shim_stats_snapshot(cs_rep_mine, CS_REP_MAX_ROWS, &tot);
     my.app_time = tot.t_start > 0.0 ? cs_shim_now() - tot.t_start : 0.0;
     my.t_shim = tot.t_shim;
+    my.t_wait = tot.t_wait;
     my.calls = tot.calls;
     my.fallbacks = tot.fallbacks;
     my.nrows = n;

@@ -38,6 +38,7 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src)
     }
     dst->t_sum += src->t_sum;
     dst->t_sumsq += src->t_sumsq;
+    dst->t_wait += src->t_wait;
 #define CS_SHIM_COUNTER(f, s) dst->f += src->f;
     CS_SHIM_COUNTERS
 #undef CS_SHIM_COUNTER
@@ -46,11 +47,21 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src)
 /* The row of one call. */
 static cs_shim_row_t row_of(const cs_shim_record_t *rec)
 {
-    cs_shim_row_t one = {rec->routine, rec->spelling, rec->path, rec->reason,
-                         1, rec->vol.bytes_sent, rec->vol.bytes_recv,
-                         rec->vol.bytes_self, rec->vol.msgs_sent,
-                         rec->vol.msgs_recv, rec->t, rec->t, rec->t,
-                         rec->t * rec->t};
+    cs_shim_row_t one = {.routine = rec->routine,
+                         .spelling = rec->spelling,
+                         .path = rec->path,
+                         .reason = rec->reason,
+                         .calls = 1,
+                         .bytes_sent = rec->vol.bytes_sent,
+                         .bytes_recv = rec->vol.bytes_recv,
+                         .bytes_self = rec->vol.bytes_self,
+                         .msgs_sent = rec->vol.msgs_sent,
+                         .msgs_recv = rec->vol.msgs_recv,
+                         .t_sum = rec->t,
+                         .t_min = rec->t,
+                         .t_max = rec->t,
+                         .t_sumsq = rec->t * rec->t,
+                         .t_wait = rec->t_wait};
     return one;
 }
 
@@ -64,6 +75,7 @@ static void row_add_locked(const cs_shim_record_t *rec)
     }
     if (rec->path != CS_SHIM_PATH_NESTED) {
         tot->t_shim += rec->t;
+        tot->t_wait += rec->t_wait;
         tot->calls++;
         tot->fallbacks += rec->path == CS_SHIM_PATH_FALLBACK ||
                           rec->path == CS_SHIM_PATH_PASSTHROUGH;

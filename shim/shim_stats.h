@@ -23,12 +23,16 @@
     CS_SHIM_COUNTER(msgs_sent, "msgs_sent")                                   \
     CS_SHIM_COUNTER(msgs_recv, "msgs_recv")
 
-/* CS_SHIM_TIMER(field, csv_name): floating-point sums of a row. */
+/* CS_SHIM_TIMER(field, csv_name): floating-point sums of a row.  t_wait
+ * is the part of t_sum spent waiting for the last rank of each call to
+ * arrive (cs_shim_record_t.t_wait): t_sum - t_wait is the redistribution
+ * itself. */
 #define CS_SHIM_TIMERS                                                        \
     CS_SHIM_TIMER(t_sum, "t_sum_s")                                           \
     CS_SHIM_TIMER(t_min, "t_min_s")                                           \
     CS_SHIM_TIMER(t_max, "t_max_s")                                           \
-    CS_SHIM_TIMER(t_sumsq, "t_sumsq")
+    CS_SHIM_TIMER(t_sumsq, "t_sumsq")                                         \
+    CS_SHIM_TIMER(t_wait, "t_wait_s")
 
 #define CS_SHIM_STATS_MAX_ROWS 256
 
@@ -101,6 +105,7 @@ typedef struct {
 typedef struct {
     double t_start;     /* registration time (MPI_Init or first call) */
     double t_shim;      /* seconds inside intercepted routines */
+    double t_wait;      /* of which waiting for other ranks to arrive */
     int64_t calls;
     int64_t fallbacks;  /* fallback + passthrough */
     int partial;        /* 1 when a table was full (rows or calls dropped) */

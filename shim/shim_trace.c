@@ -3,6 +3,7 @@
  *
  * Grammar (interface.md section 3): "COSTA_SHIM r:<rank> seq:<n> <routine
  * as called> <arguments> gridA:.. gridB:.. path:.. [reason:..] t:<ms>ms
+ * wait:<ms>ms (of t, waiting for the other ranks to arrive)
  * [send:<MB>MB recv:<MB>MB self:<MB>MB msgs:<sent>/<recv>]
  * [relabel_gain:<pct>%] [thr:<n>] [maxdiff:<x.xe+yy>] caller:<where>".
  * Times in ms, sizes in MB (1e6 bytes), no '=' and no spaces inside
@@ -144,7 +145,8 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
     if (rec->reason != CS_SHIM_REASON_NONE) {
         app(line, len, &pos, " reason:%s", cs_shim_reason_str(rec->reason));
     }
-    app(line, len, &pos, " t:%.3fms", rec->t * 1e3);
+    app(line, len, &pos, " t:%.3fms wait:%.3fms", rec->t * 1e3,
+        rec->t_wait * 1e3);
     if (rec->path == CS_SHIM_PATH_ENGINE) {
         app(line, len, &pos,
             " send:%.2fMB recv:%.2fMB self:%.2fMB msgs:%lld/%lld",

@@ -22,12 +22,20 @@
  * k = 1..K (K distinct call shapes), A K x 2 on the 1x2 grid (32x32
  * blocks), B on the 2x1 grid (16x16 blocks); then B(1:K, 1) is checked.
  *
+ * --skew-ms S: a known load imbalance.  R times (--reps): rank 1 sleeps S
+ * milliseconds, then both call pdgemr2d_ (A to B as above); rank 1 sleeps
+ * S ms again, then both call pdtran_ (C := A^T, C on A's grid).  So rank
+ * 0 waits about S ms for rank 1 at the start of every call, rank 1 not at
+ * all; B and C are checked.  Prints "calls pdgemr2d_ R", "calls pdtran_
+ * R" and "skew_ms S".
+ *
  * Prints "cs_test: OK" last on success.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cs_blacs.h"
 #include "cs_test.h"
@@ -143,6 +151,54 @@ static void run_truth(int ga, int gb, int reps, int me)
     free(b.v);
 }
 
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static void run_skew(int ga, int gb, int reps, int skew, int me)
+{
+    const int n = 100, one = 1;
+    const double alpha = 1.0, beta = 0.0;
+    dmat_t a, b, c;
+    dmat_init(&a, ga, n, n, 32);
+    dmat_init(&b, gb, n, n, 16);
+    dmat_init(&c, ga, n, n, 32);
+    fill(&a, 0);
+    for (int k = 0; k < reps; k++) {
+        fill(&b, 1);
+        if (me == 1) {
+            sleep_ms(skew);
+        }
+        copy_fortran(n, n, &a, &b, ga);
+        check(&b, n, n, "pdgemr2d_ (skewed)");
+        if (me == 1) {
+            sleep_ms(skew);
+        }
+        pdtran_(&n, &n, &alpha, a.v, &one, &one, a.desc, &beta, c.v, &one,
+                &one, c.desc);
+        for (int lc = 0; lc < c.locc; lc++) {
+            int j = global_of(lc, c.mb, c.myc, c.q);
+            for (int lr = 0; lr < c.locr; lr++) {
+                int i = global_of(lr, c.mb, c.myr, c.p);
+                double got = c.v[lr + (size_t)lc * c.desc[8]];
+                CS_TEST_CHECK(got == value(j, i),
+                              "pdtran_: C(%d,%d) = %g, expected %g", i, j,
+                              got, value(j, i));
+            }
+        }
+    }
+    if (me == 0) {
+        printf("calls pdgemr2d_ %d\ncalls pdtran_ %d\nskew_ms %d\n", reps,
+               reps, skew);
+    }
+    free(a.v);
+    free(b.v);
+    free(c.v);
+}
+
 static void run_shapes(int ga, int gb, int count, int me)
 {
     dmat_t a, b;
@@ -164,14 +220,17 @@ static void run_shapes(int ga, int gb, int count, int me)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int reps = 3, shapes = 0, me = 0, np = 0;
+    int reps = 3, shapes = 0, skew = -1, me = 0, np = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             shapes = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--skew-ms") && i + 1 < argc) {
+            skew = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: report_truth [--reps R] [--shapes K]\n");
+            fprintf(stderr, "usage: report_truth [--reps R] [--shapes K] "
+                            "[--skew-ms S]\n");
             return 2;
         }
     }
@@ -185,7 +244,9 @@ int main(int argc, char **argv)
     Cblacs_gridinit(&ga, "R", 1, 2);
     Cblacs_get(0, 0, &gb);
     Cblacs_gridinit(&gb, "R", 2, 1);
-    if (shapes > 0) {
+    if (skew >= 0) {
+        run_skew(ga, gb, reps, skew, me);
+    } else if (shapes > 0) {
         run_shapes(ga, gb, shapes, me);
     } else {
         run_truth(ga, gb, reps, me);
