@@ -5,7 +5,7 @@
 #   make MPI=openmpi  libcosta_shim-openmpi.so (Open MPI)
 #   make check      the whole test suite for both MPI flavours (what CI runs)
 #   make check-apps real applications (CP2K, NWChem, ...) native vs shim
-#   make bench-apps what the applications gain (not part of check)
+#   make bench-apps what the applications gain (docs/applications.md)
 #   make demo       a test application natively and under the shim
 #   make demo-relabel  process relabeling: off, report, apply
 #   make bench      benchmarks (timings never run in check)
@@ -80,7 +80,8 @@ LIB := $(LIBNAME_$(MPI))
 LIB_SRCS := $(wildcard shim/*.c engine/*.c relabel/*.c config/*.c)
 LIB_OBJS := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 
-.PHONY: all lib build-all test_apps check check-full check-one demo demo-relabel bench install uninstall \
+.PHONY: all lib build-all test_apps check check-full check-one check-apps \
+        bench-apps deps-apps demo demo-relabel bench install uninstall \
         clean distclean showconfig symbols deps docs
 all: $(LIB)
 lib: $(LIB)
@@ -158,6 +159,22 @@ check-full: deps build-all
 check-one: $(LIB) test_apps
 	@echo "== make check, MPI flavour $(MPI) ($(LIB), $(MPIEXEC))"
 	$(Q)$(CHECK_ENV) CS_CHECK_FULL="$(CS_CHECK_FULL)" test_apps/run_checks.sh
+
+# Real applications (CP2K, NWChem, ...): both builds, the applications
+# from Debian (scripts/install-deps.sh --apps), identical results required.
+APPS_ENV = CS_SHIM_MPICH="$(CURDIR)/$(LIBNAME_mpich)" \
+           CS_SHIM_OPENMPI="$(CURDIR)/$(LIBNAME_openmpi)" \
+           CS_MPIEXEC_MPICH="$(MPIEXEC_mpich)" \
+           CS_MPIEXEC_OPENMPI="$(MPIEXEC_openmpi)" PYTHON="$(PYTHON)"
+
+deps-apps:
+	$(Q)scripts/install-deps.sh --apps --if-missing
+
+check-apps: deps deps-apps build-all
+	$(Q)$(APPS_ENV) test_apps/apps/run_apps.sh
+
+bench-apps: deps deps-apps build-all
+	$(Q)$(APPS_ENV) scripts/bench_apps.sh
 
 demo: deps $(LIB) test_apps
 	$(Q)MPIEXEC="$(MPIEXEC)" BUILD_DIR="$(B)" PYTHON="$(PYTHON)" \

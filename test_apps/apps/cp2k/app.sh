@@ -1,0 +1,46 @@
+# test_apps/apps/cp2k/app.sh - how make check-apps and make bench-apps run
+# CP2K (Debian's cp2k, built on Open MPI).  Sourced; defines variables and
+# functions prefixed cs_app_ only.
+#   cs_app_flavour       the MPI flavour of the application
+#   cs_app_cases         inputs of make check-apps
+#   cs_app_bench_cases   inputs of make bench-apps
+#   cs_app_about CASE    one line: what the input exercises
+#   cs_app_prepare DIR CASE   copy what the run needs into DIR
+#   cs_app_cmd CASE      the command (one word a line), run in DIR
+#   cs_app_results DIR   the lines that must be identical natively and
+#                        under the shim, on stdout
+cs_app_flavour=openmpi
+cs_app_cases="xtb_md dft_redist"
+cs_app_bench_cases="xtb_md dft_redist"
+cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+cs_app_about() {
+    case "$1" in
+        xtb_md) echo "xTB MD of 32 waters (n = 256), 4 steps, ScaLAPACK diagonalisation every SCF step" ;;
+        dft_redist) echo "PBE energy and forces of 4 waters (DZVP-MOLOPT, n = 92), diagonalised on fewer ranks than the job (FM_DIAG_SETTINGS)" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+cs_app_prepare() {
+    cp "$cs_app_dir"/*.xyz "$cs_app_dir/$2.inp" "$1/"
+}
+
+cs_app_cmd() {
+    printf '%s\n' "$(command -v cp2k.psmp)" -i "$1.inp" -o out.txt
+}
+
+# Every ENERGY| line, the ATOMIC FORCES blocks, and for MD the trajectory
+# and the energies file without its timing column.
+cs_app_results() {
+    local d=$1 f
+    grep '^ ENERGY|' "$d/out.txt"
+    sed -n '/ATOMIC FORCES in/,/SUM OF ATOMIC FORCES/p' "$d/out.txt"
+    for f in "$d"/*-pos-1.xyz; do
+        [ -f "$f" ] && cat "$f"
+    done
+    for f in "$d"/*-1.ener; do
+        [ -f "$f" ] && awk '!/^#/ { $NF = ""; print }' "$f"
+    done
+    return 0
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test_apps/apps/run_apps.sh - make check-apps: real applications run
+# natively and under the shim, with identical results required.  Runs
+# every test_apps/apps/<app>/check.sh in name order and prints one
+# PASS/FAIL line each, then "N passed, N failed"; each check's output goes
+# to test_apps/out/apps/<app>.log and is printed when it fails.
+# Environment (set by make check-apps): CS_SHIM_MPICH, CS_SHIM_OPENMPI (the
+# two builds), CS_MPIEXEC_MPICH, CS_MPIEXEC_OPENMPI, PYTHON;
+# CS_APPS_ONLY=pattern runs a subset.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+export CS_TOP="$top"
+export PYTHON="${PYTHON:-python3}"
+export CS_SHIM_MPICH="${CS_SHIM_MPICH:-$top/libcosta_shim.so}"
+export CS_SHIM_OPENMPI="${CS_SHIM_OPENMPI:-$top/libcosta_shim-openmpi.so}"
+export CS_MPIEXEC_MPICH="${CS_MPIEXEC_MPICH:-mpiexec.mpich}"
+export CS_MPIEXEC_OPENMPI="${CS_MPIEXEC_OPENMPI:-mpiexec.openmpi}"
+out="$top/test_apps/out/apps"
+mkdir -p "$out"
+pass=0; fail=0; failed=()
+for t in "$here"/*/check.sh; do
+    name=$(basename "$(dirname "$t")")
+    if [ -n "${CS_APPS_ONLY:-}" ] && [[ "$name" != *${CS_APPS_ONLY}* ]]; then
+        continue
+    fi
+    start=$(date +%s)
+    if CS_OUT="$out/$name" bash "$t" > "$out/$name.log" 2>&1; then
+        pass=$((pass + 1))
+        printf 'PASS  apps/%-41s %4ss\n' "$name" "$(( $(date +%s) - start ))"
+    else
+        fail=$((fail + 1)); failed+=("$name")
+        printf 'FAIL  apps/%-41s %4ss\n' "$name" "$(( $(date +%s) - start ))"
+        tail -n 40 "$out/$name.log" | sed 's/^/    | /'
+    fi
+done
+echo
+[ "$fail" -eq 0 ] || echo "failed: ${failed[*]}"
+echo "apps: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,87 @@
+# test_apps/lib/apps_lib.sh - shell helpers for the real-application runs
+# of make check-apps (test_apps/apps/*/check.sh) and make bench-apps
+# (scripts/bench_apps.sh).  Sourced, never run; it sources checks_lib.sh.
+# Functions only: sourcing sets no variables and changes no options.
+# Environment: CS_SHIM_MPICH, CS_SHIM_OPENMPI, CS_MPIEXEC_MPICH,
+# CS_MPIEXEC_OPENMPI, CS_TOP, PYTHON (run_apps.sh / bench_apps.sh set them).
+
+. "$(dirname "${BASH_SOURCE[0]}")/checks_lib.sh"
+
+# cs_app_shim FLAVOUR: the shim built for FLAVOUR (mpich, openmpi)
+cs_app_shim() {
+    case "$1" in
+        openmpi) echo "$CS_SHIM_OPENMPI" ;;
+        *) echo "$CS_SHIM_MPICH" ;;
+    esac
+}
+
+# cs_app_run FLAVOUR NP DIR PRELOAD LIMIT_S [VAR=value...] -- CMD ARGS:
+# CMD on NP ranks of FLAVOUR's mpiexec, in DIR (made if missing), with
+# PRELOAD (may be empty) and the variables in the ranks' environment only;
+# stdout and stderr to DIR/stdout.txt and DIR/stderr.txt, the wall time in
+# seconds to DIR/wall_s.  Returns the command's exit status (124 past
+# LIMIT_S seconds).  One thread per rank unless a VAR says otherwise.
+cs_app_run() {
+    local fl=$1 np=$2 dir=$3 pre=$4 limit=$5
+    shift 5
+    local vars=(OMP_NUM_THREADS=1)
+    while [ "$1" != -- ]; do vars+=("$1"); shift; done
+    shift
+    local launcher=$CS_MPIEXEC_MPICH
+    if [ "$fl" = openmpi ]; then
+        launcher=$CS_MPIEXEC_OPENMPI
+        cs_openmpi_env
+    fi
+    mkdir -p "$dir"
+    local rc=0 t0 t1
+    t0=$(date +%s.%N)
+    (cd "$dir" && timeout -k 10 "$limit" "$launcher" -n "$np" \
+        env "${vars[@]}" ${pre:+LD_PRELOAD=$pre} "$@" \
+        > stdout.txt 2> stderr.txt) || rc=$?
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' > "$dir/wall_s"
+    return "$rc"
+}
+
+# cs_app_same WHAT FILE_A FILE_B: report ok when the two (filtered) files
+# are identical and not empty, else FAIL with the first differences
+cs_app_same() {
+    local what=$1 a=$2 b=$3
+    if [ ! -s "$a" ]; then
+        cs_report FAIL "$what: nothing to compare (empty $(basename "$a"))"
+    elif cmp -s "$a" "$b"; then
+        cs_report ok "$what: identical ($(wc -l < "$a") lines)"
+    else
+        cs_report FAIL "$what: differ"
+        diff "$a" "$b" | head -n 10 | sed 's/^/      | /'
+    fi
+}
+
+# cs_app_engine_only DIR WHAT: the shim's report in DIR shows engine calls
+# and no fallback or passthrough (nested calls inside ScaLAPACK allowed);
+# prints its routine table
+cs_app_engine_only() {
+    local dir=$1 what=$2 rc=0
+    "$PYTHON" "$CS_TOP/test_apps/lib/check_stats.py" "$dir" \
+        --min-engine-calls 1 --no-fallback > "$dir/check_stats.txt" 2>&1 ||
+        rc=$?
+    if [ "$rc" -eq 0 ]; then
+        cs_report ok "$what: $(sed -n 's/.*engine calls matching .*: //p' "$dir/check_stats.txt") calls on the engine, no fallback"
+    else
+        cs_report FAIL "$what: the report does not show the calls on the engine without fallback"
+    fi
+    sed 's/^/      /' "$dir/check_stats.txt"
+}
+
+# cs_app_one_warning DIR LIB: stderr in DIR has exactly one costa-shim line,
+# the mix-up warning naming LIB as the build to preload
+cs_app_one_warning() {
+    local dir=$1 lib=$2 n
+    n=$(grep -c '^costa-shim' "$dir/stderr.txt")
+    if [ "$n" -eq 1 ] && grep -q "^costa-shim\[0\]: warning: .*preload $lib instead" "$dir/stderr.txt"; then
+        cs_report ok "one warning naming $lib"
+    else
+        cs_report FAIL "$n costa-shim lines on stderr, want one warning naming $lib"
+        grep '^costa-shim' "$dir/stderr.txt" | head -n 3 | sed 's/^/      | /'
+    fi
+}
