@@ -56,11 +56,11 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
                     mkdir -p "$rd"
                     cs_app_prepare "$rd" "$case"
                     mapfile -t cmd < <(cs_app_cmd "$case")
-                    vars=()
+                    vars=("${cs_app_env[@]}")
                     pre=""
                     case "$kind" in
                         native) pre=$shim
-                                vars=(COSTA_SHIM_FALLBACK=always) ;;
+                                vars+=(COSTA_SHIM_FALLBACK=always) ;;
                         shim) pre=$shim ;;
                     esac
                     [ -n "$pre" ] && vars+=(COSTA_SHIM_STATS=full

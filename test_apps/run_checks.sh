@@ -23,24 +23,8 @@ out="$top/test_apps/out/$CS_MPI"
 if [ "$CS_MPI" = openmpi ]; then
     cs_openmpi_env
 fi
-mkdir -p "$out"
-pass=0; fail=0; failed=()
+checks=()
 for t in "$here"/checks/*.sh; do
-    name=$(basename "$t" .sh)
-    if [ -n "${CS_CHECK_ONLY:-}" ] && [[ "$name" != *${CS_CHECK_ONLY}* ]]; then
-        continue
-    fi
-    start=$(date +%s)
-    if CS_OUT="$out/$name" bash "$t" > "$out/$name.log" 2>&1; then
-        pass=$((pass + 1))
-        printf 'PASS  %-46s %4ss\n' "$CS_MPI/$name" "$(( $(date +%s) - start ))"
-    else
-        fail=$((fail + 1)); failed+=("$name")
-        printf 'FAIL  %-46s %4ss\n' "$CS_MPI/$name" "$(( $(date +%s) - start ))"
-        tail -n 40 "$out/$name.log" | sed 's/^/    | /'
-    fi
+    checks+=("$(basename "$t" .sh)=$t")
 done
-echo
-[ "$fail" -eq 0 ] || echo "failed: ${failed[*]}"
-echo "$CS_MPI: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cs_run_all "$CS_MPI" "$out" "${CS_CHECK_ONLY:-}" "${checks[@]}"

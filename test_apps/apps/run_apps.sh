@@ -16,25 +16,9 @@ export CS_SHIM_MPICH="${CS_SHIM_MPICH:-$top/libcosta_shim.so}"
 export CS_SHIM_OPENMPI="${CS_SHIM_OPENMPI:-$top/libcosta_shim-openmpi.so}"
 export CS_MPIEXEC_MPICH="${CS_MPIEXEC_MPICH:-mpiexec.mpich}"
 export CS_MPIEXEC_OPENMPI="${CS_MPIEXEC_OPENMPI:-mpiexec.openmpi}"
-out="$top/test_apps/out/apps"
-mkdir -p "$out"
-pass=0; fail=0; failed=()
+. "$top/test_apps/lib/checks_lib.sh"
+apps=()
 for t in "$here"/*/check.sh; do
-    name=$(basename "$(dirname "$t")")
-    if [ -n "${CS_APPS_ONLY:-}" ] && [[ "$name" != *${CS_APPS_ONLY}* ]]; then
-        continue
-    fi
-    start=$(date +%s)
-    if CS_OUT="$out/$name" bash "$t" > "$out/$name.log" 2>&1; then
-        pass=$((pass + 1))
-        printf 'PASS  apps/%-41s %4ss\n' "$name" "$(( $(date +%s) - start ))"
-    else
-        fail=$((fail + 1)); failed+=("$name")
-        printf 'FAIL  apps/%-41s %4ss\n' "$name" "$(( $(date +%s) - start ))"
-        tail -n 40 "$out/$name.log" | sed 's/^/    | /'
-    fi
+    apps+=("$(basename "$(dirname "$t")")=$t")
 done
-echo
-[ "$fail" -eq 0 ] || echo "failed: ${failed[*]}"
-echo "apps: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cs_run_all apps "$top/test_apps/out/apps" "${CS_APPS_ONLY:-}" "${apps[@]}"

@@ -85,3 +85,56 @@ cs_app_one_warning() {
         grep '^costa-shim' "$dir/stderr.txt" | head -n 3 | sed 's/^/      | /'
     fi
 }
+
+# The checks of one application (check.sh sources its app.sh first, which
+# defines cs_app_flavour, cs_app_env, cs_app_prepare, cs_app_cmd,
+# cs_app_results; an optional cs_app_extra NATIVE_DIR SHIM_DIR CASE adds
+# its own comparisons).  Results go under $CS_OUT; failures count in fails.
+
+# cs_app_launch NAME CASE PRELOAD [VAR=value...]: the application on 2
+# ranks in CS_OUT/NAME, its results into NAME/results.cmp; 1 on failure
+cs_app_launch() {
+    local name=$1 case=$2 pre=$3
+    shift 3
+    local d=$CS_OUT/$name rc=0 cmd
+    mkdir -p "$d"
+    cs_app_prepare "$d" "$case"
+    mapfile -t cmd < <(cs_app_cmd "$case")
+    cs_app_run "$cs_app_flavour" 2 "$d" "$pre" 600 "${cs_app_env[@]}" "$@" \
+        -- "${cmd[@]}" || rc=$?
+    echo "  $name: exit $rc, $(cat "$d/wall_s") s"
+    if [ "$rc" -ne 0 ]; then
+        cs_report FAIL "$name: exited $rc"
+        tail -n 8 "$d/stderr.txt" "$d/stdout.txt" 2> /dev/null | sed 's/^/      | /'
+        return 1
+    fi
+    cs_app_results "$d" > "$d/results.cmp"
+}
+
+# cs_app_check_case CASE: natively and under this application's build of
+# the shim (statistics on): identical results, calls on the engine
+cs_app_check_case() {
+    local case=$1 n=$CS_OUT/$1.native s=$CS_OUT/$1.shim
+    cs_app_launch "$case.native" "$case" "" || return 0
+    cs_app_launch "$case.shim" "$case" "$(cs_app_shim "$cs_app_flavour")" \
+        COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=stats || return 0
+    cs_app_same "$case results" "$n/results.cmp" "$s/results.cmp"
+    if declare -F cs_app_extra > /dev/null; then
+        cs_app_extra "$n" "$s" "$case"
+    fi
+    cs_app_engine_only "$s/stats" "$case report"
+}
+
+# cs_app_check_mixup CASE: under the build for the other MPI the
+# application runs as natively (after cs_app_check_case CASE), with one
+# warning naming its own build
+cs_app_check_mixup() {
+    local case=$1 other=mpich want
+    [ "$cs_app_flavour" = mpich ] && other=openmpi
+    want=$(basename "$(cs_app_shim "$cs_app_flavour")")
+    echo "mix-up: $case under the $other build:"
+    cs_app_launch "$case.mixup" "$case" "$(cs_app_shim "$other")" || return 0
+    cs_app_same "mix-up results" "$CS_OUT/$case.native/results.cmp" \
+        "$CS_OUT/$case.mixup/results.cmp"
+    cs_app_one_warning "$CS_OUT/$case.mixup" "$want"
+}

@@ -158,3 +158,34 @@ cs_openmpi_env() {
     export OMPI_MCA_mpi_yield_when_idle=1
     export OMPI_MCA_hwloc_base_binding_policy=none
 }
+
+# cs_run_all LABEL OUTDIR PATTERN NAME=SCRIPT...: run each SCRIPT (bash)
+# with CS_OUT=OUTDIR/NAME and its output in OUTDIR/NAME.log, skipping names
+# that do not contain PATTERN (empty: none skipped); one PASS/FAIL line each
+# (a failure also prints the log's tail), then "LABEL: N passed, N failed".
+# Returns 0 iff every script exited 0.  (The runners of make check and
+# make check-apps.)
+cs_run_all() {
+    local label=$1 out=$2 only=$3 ns name t start pass=0 fail=0 failed=()
+    shift 3
+    mkdir -p "$out"
+    for ns in "$@"; do
+        name=${ns%%=*} t=${ns#*=}
+        if [ -n "$only" ] && [[ "$name" != *${only}* ]]; then
+            continue
+        fi
+        start=$(date +%s)
+        if CS_OUT="$out/$name" bash "$t" > "$out/$name.log" 2>&1; then
+            pass=$((pass + 1))
+            printf 'PASS  %-46s %4ss\n' "$label/$name" "$(( $(date +%s) - start ))"
+        else
+            fail=$((fail + 1)); failed+=("$name")
+            printf 'FAIL  %-46s %4ss\n' "$label/$name" "$(( $(date +%s) - start ))"
+            tail -n 40 "$out/$name.log" | sed 's/^/    | /'
+        fi
+    done
+    echo
+    [ "$fail" -eq 0 ] || echo "failed: ${failed[*]}"
+    echo "$label: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}

@@ -2,6 +2,7 @@
 # CP2K (Debian's cp2k, built on Open MPI).  Sourced; defines variables and
 # functions prefixed cs_app_ only.
 #   cs_app_flavour       the MPI flavour of the application
+#   cs_app_env           VAR=value words every run needs, native too
 #   cs_app_cases         inputs of make check-apps
 #   cs_app_bench_cases   inputs of make bench-apps
 #   cs_app_about CASE    one line: what the input exercises
@@ -10,6 +11,7 @@
 #   cs_app_results DIR   the lines that must be identical natively and
 #                        under the shim, on stdout
 cs_app_flavour=openmpi
+cs_app_env=()
 cs_app_cases="xtb_md dft_redist"
 cs_app_bench_cases="xtb_md dft_redist"
 cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -32,37 +32,16 @@ cs_need_files "$CS_SHIM_OPENMPI" "$CS_SHIM_MPICH"
 cs_fresh_dir "$CS_OUT"
 fails=0
 
-# run NAME CASE PRELOAD [VAR=value...]: CP2K on 2 ranks in CS_OUT/NAME;
-# its results into NAME/results.cmp
-run() {
-    local name=$1 case=$2 pre=$3
-    shift 3
-    local d=$CS_OUT/$name rc=0
-    mkdir -p "$d"
-    cs_app_prepare "$d" "$case"
-    mapfile -t cmd < <(cs_app_cmd "$case")
-    cs_app_run "$cs_app_flavour" 2 "$d" "$pre" 600 "$@" -- "${cmd[@]}" ||
-        rc=$?
-    echo "  $name: exit $rc, $(cat "$d/wall_s") s"
-    if [ "$rc" -ne 0 ]; then
-        cs_report FAIL "$name: CP2K exited $rc"
-        tail -n 8 "$d/stderr.txt" "$d/out.txt" 2> /dev/null | sed 's/^/      | /'
-        return 1
-    fi
-    cs_app_results "$d" > "$d/results.cmp"
-    grep '^ ENERGY|' "$d/out.txt" > "$d/energy.cmp"
-    sed -n '/ATOMIC FORCES in/,/SUM OF ATOMIC FORCES/p' "$d/out.txt" > "$d/forces.cmp"
-}
-
-for case in $cs_app_cases; do
-    echo "$case.inp: $(cs_app_about "$case")"
-    run "$case.native" "$case" "" || continue
-    run "$case.shim" "$case" "$CS_SHIM_OPENMPI" COSTA_SHIM_STATS=summary \
-        COSTA_SHIM_STATS_DIR=stats || continue
-    n=$CS_OUT/$case.native s=$CS_OUT/$case.shim
+# Beyond the results: the energies and forces named, and the binary MO
+# restart files byte for byte.
+cs_app_extra() {
+    local n=$1 s=$2 case=$3 w
+    grep '^ ENERGY|' "$n/out.txt" > "$n/energy.cmp"
+    grep '^ ENERGY|' "$s/out.txt" > "$s/energy.cmp"
     cs_app_same "$case ENERGY| lines" "$n/energy.cmp" "$s/energy.cmp"
+    sed -n '/ATOMIC FORCES in/,/SUM OF ATOMIC FORCES/p' "$n/out.txt" > "$n/forces.cmp"
+    sed -n '/ATOMIC FORCES in/,/SUM OF ATOMIC FORCES/p' "$s/out.txt" > "$s/forces.cmp"
     cs_app_same "$case forces" "$n/forces.cmp" "$s/forces.cmp"
-    cs_app_same "$case all compared results" "$n/results.cmp" "$s/results.cmp"
     for w in "$n"/*-RESTART.wfn; do
         [ -f "$w" ] || continue
         if cmp -s "$w" "$s/$(basename "$w")"; then
@@ -71,15 +50,13 @@ for case in $cs_app_cases; do
             cs_report FAIL "$case MO restart file $(basename "$w") differs"
         fi
     done
-    cs_app_engine_only "$s/stats" "$case report"
-done
+}
 
-echo "mix-up: xtb_md.inp under the MPICH build:"
-if run xtb_md.mixup xtb_md "$CS_SHIM_MPICH"; then
-    cs_app_same "mix-up ENERGY| lines" "$CS_OUT/xtb_md.native/energy.cmp" \
-        "$CS_OUT/xtb_md.mixup/energy.cmp"
-    cs_app_one_warning "$CS_OUT/xtb_md.mixup" libcosta_shim-openmpi.so
-fi
+for case in $cs_app_cases; do
+    echo "$case.inp: $(cs_app_about "$case")"
+    cs_app_check_case "$case"
+done
+cs_app_check_mixup xtb_md
 
 echo
 if [ "$fails" -ne 0 ]; then
