@@ -66,6 +66,7 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
                     [ -n "$pre" ] && vars+=(COSTA_SHIM_STATS=full
                                             COSTA_SHIM_STATS_DIR=stats)
                     rc=0
+                    pre=$(cs_app_preload "$pre")
                     cs_app_run "$cs_app_flavour" 2 "$rd" "$pre" 1800 \
                         "${vars[@]}" -- "${cmd[@]}" || rc=$?
                     echo "  $kind $r: exit $rc, $(cat "$rd/wall_s") s"

@@ -5,8 +5,8 @@
 # valgrind) when they are missing, then checks that each flavour's wrappers
 # (mpicc.mpich, mpif90.mpich, mpiexec.mpich; mpicc.openmpi, mpif90.openmpi,
 # mpiexec.openmpi) exist.  With --apps it also installs the real
-# applications of `make check-apps` / `make bench-apps` (CP2K for Open MPI,
-# NWChem for MPICH).
+# applications of `make check-apps` / `make bench-apps` (CP2K, GPAW and
+# PETSc/SLEPc for Open MPI, NWChem for MPICH).
 #
 #   scripts/install-deps.sh               report and install what is missing
 #   scripts/install-deps.sh --if-missing  same, silent when all are present
@@ -30,7 +30,8 @@ PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev
           openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
           liblapack-dev libopenblas-dev gfortran make gcc python3 binutils
           valgrind)
-APP_PACKAGES=(cp2k nwchem-mpich)
+# CP2K (Open MPI), NWChem (MPICH), GPAW and PETSc/SLEPc (Python, Open MPI)
+APP_PACKAGES=(cp2k nwchem-mpich gpaw gpaw-data python3-slepc4py-real)
 MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich
            mpicc.openmpi mpif90.openmpi mpiexec.openmpi)
 

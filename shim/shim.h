@@ -172,6 +172,17 @@ void cs_shim_init_inert(void);
 
 /* ------------------------------------------------------------ real routines */
 
+/*
+ * The definition of name the process would use without the shim: the next
+ * one after the shim in the global scope (dlsym(RTLD_NEXT)), else the first
+ * loaded object but the shim that defines it (an object loaded with
+ * RTLD_LOCAL, as Python loads extension modules and their MPI and
+ * ScaLAPACK).  cs_shim_sym_any: any definition (dlsym(RTLD_DEFAULT) first).
+ * NULL when there is none.  Local, thread-safe.
+ */
+void *cs_shim_sym_next(const char *name);
+void *cs_shim_sym_any(const char *name);
+
 typedef void (*cs_shim_fn_t)(void);
 
 /*

@@ -71,8 +71,8 @@ static void *real_fn(int which)
     void *p = atomic_load(&cs_grid_real[which]);
     if (!p) {
         /* Cblacs2sys_handle is not ours: any definition will do */
-        p = dlsym(which == R_B2S ? RTLD_DEFAULT : RTLD_NEXT,
-                  cs_grid_names[which]);
+        p = which == R_B2S ? cs_shim_sym_any(cs_grid_names[which])
+                           : cs_shim_sym_next(cs_grid_names[which]);
         if (!p) {
             cs_shim_fatal("cannot find the real BLACS function %s after "
                           "the shim; is the application linked with "

@@ -185,7 +185,7 @@ typedef int (*init_thread_fn)(int *, char ***, int, int *);
 
 static void *next_sym(const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
+    void *p = cs_shim_sym_next(name);
     if (!p) {
         cs_shim_fatal("cannot find %s after the shim", name);
     }

@@ -105,7 +105,7 @@ static int is_mpich_family(const char *s)
 static int find_process_mpi(void)
 {
     typedef int (*version_fn)(char *, int *);
-    void *p = dlsym(RTLD_DEFAULT, "MPI_Get_library_version");
+    void *p = cs_shim_sym_any("MPI_Get_library_version");
     if (!p) {
         return CS_SHIM_MPI_NONE;
     }
@@ -132,7 +132,7 @@ static int find_process_mpi(void)
     }
     cs_mpi_line[k] = '\0';
     if (strstr(ver, "Open MPI") ||
-        dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+        cs_shim_sym_any("ompi_mpi_comm_world")) {
         return CS_SHIM_MPI_OPENMPI;
     }
     return is_mpich_family(ver) ? CS_SHIM_MPI_MPICH : CS_SHIM_MPI_UNKNOWN;
@@ -187,12 +187,24 @@ static void detect(void)
              "scripts/costa-shim-run picks the build that matches the "
              "program");
     if (cs_mpi_found == CS_MPI_BUILD) {
+        /* a Python program: the extension module's MPI and ScaLAPACK are
+         * loaded later, and locally; preloaded behind the shim they are
+         * global from the start and the hooks still come first */
+        Dl_info self, sca;
+        void *p = cs_shim_sym_next("pdgemr2d_");
+        const char *shim = dladdr((void *)detect, &self) && self.dli_fname
+                               ? self.dli_fname
+                               : me;
+        const char *scalapack = p && dladdr(p, &sca) && sca.dli_fname
+                                    ? sca.dli_fname
+                                    : "<ScaLAPACK>";
         snprintf(what, sizeof(what),
-                 "%s (%s) was loaded after the shim (dlopen), so the "
-                 "shim's references to it are unbound",
+                 "%s (%s) was loaded after the shim and not into the global "
+                 "scope (a module the program dlopen()ed, as Python does), "
+                 "so the shim's references to it are unbound",
                  mine, lib);
-        snprintf(todo, sizeof(todo), "preload the MPI library in front: "
-                 "LD_PRELOAD=%s:%s", lib, me);
+        snprintf(todo, sizeof(todo), "preload MPI and ScaLAPACK behind the "
+                 "shim: LD_PRELOAD=%s:%s:%s", shim, lib, scalapack);
     } else if (cs_mpi_found == CS_SHIM_MPI_NONE) {
         snprintf(what, sizeof(what),
                  "this is the %s build of costa-shim (%s), but no MPI "

@@ -87,9 +87,24 @@ cs_app_one_warning() {
 }
 
 # The checks of one application (check.sh sources its app.sh first, which
-# defines cs_app_flavour, cs_app_env, cs_app_prepare, cs_app_cmd,
-# cs_app_results; an optional cs_app_extra NATIVE_DIR SHIM_DIR CASE adds
-# its own comparisons).  Results go under $CS_OUT; failures count in fails.
+# defines cs_app_flavour, cs_app_env, cs_app_preload_after, cs_app_prepare,
+# cs_app_cmd, cs_app_results; an optional cs_app_extra NATIVE_DIR SHIM_DIR
+# CASE adds its own comparisons).  Results go under $CS_OUT; failures count
+# in fails.
+
+# cs_app_preload SHIM: the LD_PRELOAD value for SHIM in this application:
+# SHIM, then cs_app_preload_after (libraries a Python program would load
+# later and only locally: MPI and ScaLAPACK, so that the shim can bind to
+# them); empty for an empty SHIM
+cs_app_preload() {
+    [ -n "$1" ] && echo "$1${cs_app_preload_after:+:$cs_app_preload_after}"
+    return 0
+}
+
+# cs_app_lib SONAME: the path of a shared library the loader knows
+cs_app_lib() {
+    ldconfig -p | awk -v s="$1" '$1 == s { print $NF; exit }'
+}
 
 # cs_app_launch NAME CASE PRELOAD [VAR=value...]: the application on 2
 # ranks in CS_OUT/NAME, its results into NAME/results.cmp; 1 on failure
@@ -100,8 +115,8 @@ cs_app_launch() {
     mkdir -p "$d"
     cs_app_prepare "$d" "$case"
     mapfile -t cmd < <(cs_app_cmd "$case")
-    cs_app_run "$cs_app_flavour" 2 "$d" "$pre" 600 "${cs_app_env[@]}" "$@" \
-        -- "${cmd[@]}" || rc=$?
+    cs_app_run "$cs_app_flavour" 2 "$d" "$(cs_app_preload "$pre")" 600 \
+        "${cs_app_env[@]}" "$@" -- "${cmd[@]}" || rc=$?
     echo "  $name: exit $rc, $(cat "$d/wall_s") s"
     if [ "$rc" -ne 0 ]; then
         cs_report FAIL "$name: exited $rc"
