@@ -5,6 +5,8 @@
 #   test_apps/scalapack/*.c  plain ScaLAPACK C programs (never the shim)
 #   test_apps/scalapack/*.f90  plain ScaLAPACK Fortran programs
 #   test_apps/bench/*.c      benchmark programs (plain ScaLAPACK)
+#   test_apps/scalapack/*_plugin.c  ScaLAPACK programs as shared objects
+#   test_apps/plain/*.c      programs without MPI (the plain C compiler)
 #   test_apps/lib/*_preload.c  small LD_PRELOAD helpers for the test runs
 # Check scripts live in test_apps/checks/ and are run by run_checks.sh.
 
@@ -12,7 +14,9 @@ MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
 
 UNIT_SRCS := $(wildcard test_apps/unit/*.c)
 MPI_SRCS  := $(wildcard test_apps/mpi/*.c)
-SCA_SRCS  := $(wildcard test_apps/scalapack/*.c)
+PLUG_SRCS := $(wildcard test_apps/scalapack/*_plugin.c)
+SCA_SRCS  := $(filter-out $(PLUG_SRCS),$(wildcard test_apps/scalapack/*.c))
+PLAIN_SRCS := $(wildcard test_apps/plain/*.c)
 SCAF_SRCS := $(wildcard test_apps/scalapack/*.f90)
 BENCH_SRCS := $(wildcard test_apps/bench/*.c)
 PRE_SRCS  := $(wildcard test_apps/lib/*_preload.c)
@@ -21,13 +25,15 @@ TLIB_SRCS := $(filter-out $(PRE_SRCS),$(wildcard test_apps/lib/*.c))
 UNIT_BINS := $(patsubst test_apps/unit/%.c,$(T)/unit/%,$(UNIT_SRCS))
 MPI_BINS  := $(patsubst test_apps/mpi/%.c,$(T)/mpi/%,$(MPI_SRCS))
 SCA_BINS  := $(patsubst test_apps/scalapack/%.c,$(T)/scalapack/%,$(SCA_SRCS))
+PLUG_LIBS := $(patsubst test_apps/scalapack/%.c,$(T)/scalapack/%.so,$(PLUG_SRCS))
+PLAIN_BINS := $(patsubst test_apps/plain/%.c,$(T)/plain/%,$(PLAIN_SRCS))
 SCAF_BINS := $(patsubst test_apps/scalapack/%.f90,$(T)/scalapack/%,$(SCAF_SRCS))
 BENCH_BINS := $(patsubst test_apps/bench/%.c,$(T)/bench/%,$(BENCH_SRCS))
 PRE_LIBS  := $(patsubst test_apps/lib/%.c,$(T)/lib/%.so,$(PRE_SRCS))
 TLIB_OBJS := $(patsubst test_apps/lib/%.c,$(T)/lib/%.o,$(TLIB_SRCS))
 
 test_apps: $(UNIT_BINS) $(MPI_BINS) $(SCA_BINS) $(SCAF_BINS) $(BENCH_BINS) \
-           $(PRE_LIBS)
+           $(PRE_LIBS) $(PLUG_LIBS) $(PLAIN_BINS)
 
 $(T)/lib/%.o: test_apps/lib/%.c
 	@mkdir -p $(dir $@)
@@ -59,6 +65,17 @@ $(T)/bench/%: test_apps/bench/%.c $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) -o $@ $< $(TLIB_OBJS) $(SCALAPACK_LIBS) -ldl -lm
+
+$(T)/scalapack/%_plugin.so: test_apps/scalapack/%_plugin.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(MPICC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< $(SCALAPACK_LIBS)
+
+# No MPI wrapper: these programs must not name MPI in DT_NEEDED.
+$(T)/plain/%: test_apps/plain/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
 
 $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 	@mkdir -p $(dir $@)

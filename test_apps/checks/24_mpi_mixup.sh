@@ -14,8 +14,16 @@
 # through BLACS, 2 ranks), and test_config (no MPI); both MPI runs must
 # have had ranks 0 and 1.  (CP2K under the wrong build, whose Fortran
 # MPI_INIT reaches the shim's PMPI_Init, is in make check-apps.)
+# Last, a program of this flavour without MPI of its own that dlopen()s a
+# plugin holding its MPI and ScaLAPACK (test_apps/plain/dlopen_host.c,
+# test_apps/scalapack/dlopen_plugin.c: what Python does with GPAW or
+# petsc4py): with the shim alone preloaded it runs as natively with one
+# warning giving the preload order that works (it used to abort: "cannot
+# find MPI_Init_thread after the shim"); with that order the engine serves
+# the calls.
 # Environment (run_checks.sh): CS_SHIM, CS_MPI, CS_OTHER_MPI,
-# CS_OTHER_BUILD_DIR, CS_OTHER_MPIEXEC, BUILD_DIR, CS_OUT, PYTHON.
+# CS_OTHER_BUILD_DIR, CS_OTHER_MPIEXEC, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
+# PYTHON.
 set -uo pipefail
 . "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${CS_MPI:?}" "${CS_OTHER_MPI:?}" "${CS_OTHER_BUILD_DIR:?}"
@@ -61,13 +69,14 @@ for k in sorted(tot):
 EOF
 }
 
-# run_it PRELOAD NP PROG ARGS: PROG on NP ranks of the other MPI (NP 0:
-# no launcher), PRELOAD (if any) in the ranks' environment only
+# run_it PRELOAD NP PROG ARGS: PROG on NP ranks of $launcher (NP 0: no
+# launcher), PRELOAD (if any) in the ranks' environment only
+launcher=$CS_OTHER_MPIEXEC
 run_it() {
     local pre=$1 np=$2
     shift 2
     if [ "$np" -gt 0 ]; then
-        timeout -k 5 120 "$CS_OTHER_MPIEXEC" -n "$np" \
+        timeout -k 5 120 "$launcher" -n "$np" \
             env ${pre:+LD_PRELOAD=$pre} "$@"
     else
         timeout -k 5 120 env ${pre:+LD_PRELOAD=$pre} "$@"
@@ -93,7 +102,8 @@ same_files() {
 
 # one NAME EXPECT_WARN NP PROG ARGS: natively and with the shim preloaded
 # (stats on), each in its own folder; compare.  EXPECT_WARN 1: the one
-# warning line is wanted.
+# warning line is wanted, matching $want_warn.
+want_warn="runs on $other_name .*preload $want_lib instead"
 one() {
     local name=$1 warn=$2
     shift 2
@@ -111,8 +121,8 @@ one() {
     if [ "$warn" = 1 ]; then
         if [ "$nw" -ne 1 ]; then
             bad="$bad $nw costa-shim lines on stderr (want 1);"
-        elif ! grep -q "^costa-shim\[0\]: warning: .*runs on $other_name .*preload $want_lib instead" "$d/shim/err"; then
-            bad="$bad the warning does not name $other_name and $want_lib;"
+        elif ! grep -q "^costa-shim\[0\]: warning: .*$want_warn" "$d/shim/err"; then
+            bad="$bad the warning does not say '$want_warn';"
         fi
     elif [ "$nw" -ne 0 ]; then
         bad="$bad $nw costa-shim lines on stderr (want none);"
@@ -159,6 +169,33 @@ echo "$CS_MPI build in a program without MPI:"
 one serial "" 0 "$serial"
 if [ -n "$(ls -A "$CS_OUT/serial/shim/stats")" ]; then
     cs_report FAIL "serial: report files written by a program that never called ScaLAPACK"
+fi
+
+# A program that brings its MPI and ScaLAPACK in with dlopen(RTLD_LOCAL),
+# as Python does: with the shim alone preloaded it must run as natively
+# (the shim finds the real routines among the loaded objects and stays
+# inert: its MPI references were not bound); with MPI and ScaLAPACK
+# preloaded behind the shim, as the warning says, the engine serves.
+echo "$CS_MPI build in a $CS_MPI program that dlopen()s its MPI:"
+host=$BUILD_DIR/t/plain/dlopen_host plugin=$BUILD_DIR/t/scalapack/dlopen_plugin.so
+cs_need_files "$host" "$plugin"
+launcher=$MPIEXEC
+want_warn="loaded after the shim and not into the global scope.*LD_PRELOAD=$CS_SHIM:.*libscalapack"
+one dlopen 1 2 "$host" "$plugin"
+mpi_so=$(sed -n "s/.*LD_PRELOAD=$(echo "$CS_SHIM" | sed 's/[/.]/\\&/g'):\([^:]*\):\([^ ]*\).*/\1:\2/p" "$CS_OUT/dlopen/shim/err")
+d=$CS_OUT/dlopen_preloaded
+mkdir -p "$d/stats"
+rc=0
+(cd "$d" && COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=stats \
+    run_it "$CS_SHIM:$mpi_so" 2 "$host" "$plugin" > out 2> err) || rc=$?
+if [ "$rc" -eq 0 ] && [ -n "$mpi_so" ] && cmp -s "$d/out" "$CS_OUT/dlopen/native/out" &&
+   "$PYTHON" "$CS_TOP/test_apps/lib/check_stats.py" "$d/stats" \
+       --routine-regex '^pdgemr2d_$' --expect-engine-calls 12 --no-fallback \
+       > "$d/check_stats.txt" 2>&1; then
+    cs_report ok "dlopen, LD_PRELOAD=shim:$mpi_so: same output, the 12 pdgemr2d_ calls on the engine"
+else
+    cs_report FAIL "dlopen with LD_PRELOAD=shim:$mpi_so: exit $rc, or output or report wrong"
+    tail -n 5 "$d/err" "$d/check_stats.txt" 2> /dev/null | sed 's/^/      | /'
 fi
 
 echo
