@@ -12,14 +12,16 @@
 #                        under the shim, on stdout
 cs_app_flavour=openmpi
 cs_app_env=()
-cs_app_cases="xtb_md dft_redist"
-cs_app_bench_cases="xtb_md dft_redist"
+cs_app_cases="xtb_md dft_redist rpa_h2o"
+cs_app_bench_cases="xtb_md dft_redist rpa_h2o rpa_ch3"
 cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 cs_app_about() {
     case "$1" in
         xtb_md) echo "xTB MD of 32 waters (n = 256), 4 steps, ScaLAPACK diagonalisation every SCF step" ;;
         dft_redist) echo "PBE energy and forces of 4 waters (DZVP-MOLOPT, n = 92), diagonalised on fewer ranks than the job (FM_DIAG_SETTINGS)" ;;
+        rpa_h2o) echo "RI-RPA energy of one water (cc-DZ, RI_QZ: 238 RI functions), 6000 quadrature points on one 2-rank group: a pdgemr2d_ of Q into the Cholesky layout per point" ;;
+        rpa_ch3) echo "RI-RPA energy of the CH3 radical (UKS, 293 RI functions), 4000 points: two pdgemr2d_ per point, one per spin" ;;
         *) echo "$1" ;;
     esac
 }
@@ -32,11 +34,11 @@ cs_app_cmd() {
     printf '%s\n' "$(command -v cp2k.psmp)" -i "$1.inp" -o out.txt
 }
 
-# Every ENERGY| line, the ATOMIC FORCES blocks, and for MD the trajectory
-# and the energies file without its timing column.
+# Every ENERGY| line and RPA energy, the ATOMIC FORCES blocks, and for MD
+# the trajectory and the energies file without its timing column.
 cs_app_results() {
     local d=$1 f
-    grep '^ ENERGY|' "$d/out.txt"
+    grep -E '^ ENERGY\||^ +RI-RPA energy' "$d/out.txt"
     sed -n '/ATOMIC FORCES in/,/SUM OF ATOMIC FORCES/p' "$d/out.txt"
     for f in "$d"/*-pos-1.xyz; do
         [ -f "$f" ] && cat "$f"
