@@ -3,8 +3,9 @@
 # applications of test_apps/apps/ gain from the shim, measured.
 #
 # For every application (test_apps/apps/<app>/app.sh) and every input of
-# its cs_app_bench_cases, on 2 ranks with one thread each, three kinds of
-# run alternate in one sitting, CS_BENCH_APPS_REPS times (default 3):
+# its cs_app_bench_cases, on 2 ranks with one thread each, after one
+# warm-up run that is not counted, three kinds of run alternate in one
+# sitting, CS_BENCH_APPS_REPS times (default 3):
 #   plain   the application alone (its wall time);
 #   native  the same with the shim preloaded and COSTA_SHIM_FALLBACK=always:
 #           every call goes to ScaLAPACK, timed inside the routines, the
@@ -50,6 +51,15 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
             cs_app_cmd "$case" | paste -sd' ' > "$d/cmd.txt"
             echo "$cs_app_flavour" > "$d/flavour.txt"
             echo "bench-apps: $app $case ($(cat "$d/about.txt"))"
+            # one run not counted: the first run of an input pays for
+            # reading the application and its data files from disk
+            wd=$d/warmup
+            mkdir -p "$wd"
+            cs_app_prepare "$wd" "$case"
+            mapfile -t cmd < <(cs_app_cmd "$case")
+            cs_app_run "$cs_app_flavour" 2 "$wd" "" 1800 \
+                "${cs_app_env[@]}" -- "${cmd[@]}" || true
+            echo "  warm-up: $(cat "$wd/wall_s") s (not counted)"
             for r in $(seq 1 "$reps"); do
                 for kind in plain native shim; do
                     rd=$d/$kind.$r

@@ -278,8 +278,9 @@ def main(argv):
              "scripts/bench_apps_report.py) on %s, on %s (%d cores)."
              % (time.strftime("%Y-%m-%d"), os.uname().nodename,
                 os.cpu_count() or 0), "",
-             "Each input runs on 2 ranks, one thread each, three ways "
-             "alternating in one sitting: *plain* (the application alone), "
+             "Each input runs on 2 ranks, one thread each, after one "
+             "warm-up run that is not counted, three ways alternating in "
+             "one sitting: *plain* (the application alone), "
              "*native* (the shim preloaded with `COSTA_SHIM_FALLBACK=always`: "
              "every call goes to ScaLAPACK, timed inside the routine, with "
              "an `MPI_Barrier` in front that measures the *arrival wait*), "
@@ -293,7 +294,10 @@ def main(argv):
              "input) must be identical.  Times are medians of the runs, "
              "ranges in parentheses.  The machine is a shared 2-core "
              "virtual machine: compare within a row, not across runs of "
-             "this page.", "",
+             "this page.  The inputs, what each application needs to run "
+             "and the applications tried and not kept are in "
+             "[test_apps/apps/README.md](../test_apps/apps/README.md); "
+             "`make check-apps` checks the same inputs.", "",
              "## Summary", ""]
     lines += table(["app", "input", "wall plain (s)", "wall shim (s)",
                     "wall gain", "routines native (wait) s",

@@ -153,3 +153,31 @@ cs_app_check_mixup() {
         "$CS_OUT/$case.mixup/results.cmp"
     cs_app_one_warning "$CS_OUT/$case.mixup" "$want"
 }
+
+# cs_app_main NAME MIXUP_CASE: the whole check of one application: its
+# cs_app_present (is it installed?), then cs_app_check_case for every case
+# of cs_app_cases and cs_app_check_mixup MIXUP_CASE; prints the verdict
+# and exits 0 iff nothing failed
+cs_app_main() {
+    local name=$1 mixup=$2 case
+    : "${CS_OUT:?}"
+    if ! cs_app_present; then
+        echo "FAIL: $name is not installed (scripts/install-deps.sh --apps)"
+        exit 1
+    fi
+    cs_need_files "$CS_SHIM_OPENMPI" "$CS_SHIM_MPICH"
+    cs_fresh_dir "$CS_OUT"
+    fails=0
+    for case in $cs_app_cases; do
+        echo "$case: $(cs_app_about "$case")"
+        cs_app_check_case "$case"
+    done
+    cs_app_check_mixup "$mixup"
+    echo
+    if [ "$fails" -ne 0 ]; then
+        echo "$fails failure(s)"
+        exit 1
+    fi
+    echo "$name: OK"
+    exit 0
+}

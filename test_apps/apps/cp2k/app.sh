@@ -5,6 +5,7 @@
 #   cs_app_env           VAR=value words every run needs, native too
 #   cs_app_cases         inputs of make check-apps
 #   cs_app_bench_cases   inputs of make bench-apps
+#   cs_app_present       is the application installed?
 #   cs_app_about CASE    one line: what the input exercises
 #   cs_app_prepare DIR CASE   copy what the run needs into DIR
 #   cs_app_cmd CASE      the command (one word a line), run in DIR
@@ -15,6 +16,10 @@ cs_app_env=()
 cs_app_cases="xtb_md dft_redist rpa_h2o"
 cs_app_bench_cases="xtb_md dft_redist rpa_h2o rpa_ch3"
 cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+cs_app_present() {
+    command -v cp2k.psmp > /dev/null
+}
 
 cs_app_about() {
     case "$1" in

@@ -25,14 +25,6 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../lib/apps_lib.sh"
 . "$here/app.sh"
-: "${CS_OUT:?}"
-if ! command -v cp2k.psmp > /dev/null; then
-    echo "FAIL: cp2k.psmp not found (scripts/install-deps.sh --apps)"
-    exit 1
-fi
-cs_need_files "$CS_SHIM_OPENMPI" "$CS_SHIM_MPICH"
-cs_fresh_dir "$CS_OUT"
-fails=0
 
 # Beyond the results: the energies and forces named, and the binary MO
 # restart files byte for byte.
@@ -56,15 +48,4 @@ cs_app_extra() {
     done
 }
 
-for case in $cs_app_cases; do
-    echo "$case.inp: $(cs_app_about "$case")"
-    cs_app_check_case "$case"
-done
-cs_app_check_mixup xtb_md
-
-echo
-if [ "$fails" -ne 0 ]; then
-    echo "$fails failure(s)"
-    exit 1
-fi
-echo "cp2k: OK"
+cs_app_main cp2k xtb_md

@@ -13,6 +13,10 @@ cs_app_env=(GPAW_MPI="$(cs_app_lib libmpi.so.40)")
 # the preload: preloaded behind the shim they are global from the start.
 cs_app_preload_after="$(cs_app_lib libmpi.so.40):$(cs_app_lib libscalapack-openmpi.so.2.2)"
 
+cs_app_present() {
+    env "${cs_app_env[@]}" /usr/bin/python3 -c 'import gpaw' 2> /dev/null
+}
+
 cs_app_about() {
     case "$1" in
         lcao_benzene_gamma) echo "LCAO PBE benzene (dzp), ScaLAPACK on a 2x1 grid: GPAW's own redistributions (Cpdgemr2d)" ;;

@@ -9,6 +9,10 @@ cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # natively too (the SCF diverges): see water.nw.
 cs_app_env=(ARMCI_USE_WIN_ALLOCATE=0)
 
+cs_app_present() {
+    command -v nwchem.mpich > /dev/null
+}
+
 cs_app_about() {
     echo "B3LYP/6-31G* energy of 6 waters (n = 114), PDSYEVX diagonalisation (set dft:scaladiag x), static load balancing"
 }

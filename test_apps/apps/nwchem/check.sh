@@ -17,15 +17,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../lib/apps_lib.sh"
 . "$here/app.sh"
-: "${CS_OUT:?}"
-if ! command -v nwchem.mpich > /dev/null; then
-    echo "FAIL: nwchem.mpich not found (scripts/install-deps.sh --apps)"
-    exit 1
-fi
-cs_need_files "$CS_SHIM_OPENMPI" "$CS_SHIM_MPICH"
-cs_fresh_dir "$CS_OUT"
-fails=0
 
+# The total energy on its own as well.
 cs_app_extra() {
     local n=$1 s=$2 case=$3
     grep 'Total DFT energy' "$n/stdout.txt" > "$n/energy.cmp"
@@ -34,15 +27,4 @@ cs_app_extra() {
     sed 's/^/      /' "$n/energy.cmp"
 }
 
-for case in $cs_app_cases; do
-    echo "$case.nw: $(cs_app_about "$case")"
-    cs_app_check_case "$case"
-done
-cs_app_check_mixup water
-
-echo
-if [ "$fails" -ne 0 ]; then
-    echo "$fails failure(s)"
-    exit 1
-fi
-echo "nwchem: OK"
+cs_app_main nwchem water

@@ -14,6 +14,10 @@ cs_app_env=(PYTHONPATH="$(ls -d /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real
 # behind the shim they are global from the start.
 cs_app_preload_after="$(cs_app_lib libmpi.so.40):$(cs_app_lib libscalapack-openmpi.so.2.2)"
 
+cs_app_present() {
+    env "${cs_app_env[@]}" /usr/bin/python3 -c 'import slepc4py' 2> /dev/null
+}
+
 cs_app_about() {
     echo "PETSc MATSCALAPACK conversions, transpose and LU; SLEPc's ScaLAPACK eigen- and SVD solvers (pdsyev, pdsygvx, pdgesvd)"
 }

@@ -14,24 +14,4 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../lib/apps_lib.sh"
 . "$here/app.sh"
-: "${CS_OUT:?}"
-if ! env "${cs_app_env[@]}" /usr/bin/python3 -c 'import slepc4py' 2> /dev/null; then
-    echo "FAIL: slepc4py not found (scripts/install-deps.sh --apps)"
-    exit 1
-fi
-cs_need_files "$CS_SHIM_OPENMPI" "$CS_SHIM_MPICH"
-cs_fresh_dir "$CS_OUT"
-fails=0
-
-for case in $cs_app_cases; do
-    echo "$case.py: $(cs_app_about "$case")"
-    cs_app_check_case "$case"
-done
-cs_app_check_mixup petsc_slepc_scalapack
-
-echo
-if [ "$fails" -ne 0 ]; then
-    echo "$fails failure(s)"
-    exit 1
-fi
-echo "slepc: OK"
+cs_app_main slepc petsc_slepc_scalapack
