@@ -18,8 +18,16 @@
  * ranks.  Env: CS_YIELD_SLEEP_US=N sleeps N microseconds instead of
  * sched_yield() once a wait has spun for a while (default 0 = yield only);
  * CS_YIELD_TIMER=0 disables the SIGALRM timer.
+ *
+ * Built for Open MPI the library is empty: Open MPI has its own remedy,
+ * mpi_yield_when_idle (on by itself when a node is oversubscribed, and set
+ * for every check by cs_openmpi_env).  Measured: test_engine 200 cases on
+ * 4 ranks, 2 cores: Open MPI 1.2-1.3 s with or without this preload, 7.5 s
+ * with mpi_yield_when_idle 0; MPICH 8.2 s without it, 1.7 s with it.
  */
 #include <mpi.h>
+
+#ifndef OPEN_MPI
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -379,3 +387,5 @@ int MPI_Finalize(void)
     sync_comm(MPI_COMM_WORLD);
     return PMPI_Finalize();
 }
+
+#endif /* OPEN_MPI */
