@@ -136,6 +136,34 @@ const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
 int cs_shim_engine_reuse(cs_eng_plan_t *plan, const struct cs_config *cfg,
                          cs_eng_exec_opts_t *opts_p, cs_status_t *st_p);
 
+/*
+ * For a message about ranks that disagree: "9 on rank 1; 8 on ranks 0, 2",
+ * each distinct value of entry off in the np rows of tab (stride ints
+ * each; only rows whose entry in is nonzero when in >= 0) with the world
+ * ranks (entry wrank of each row) that pass it, a few of each; routines:
+ * the values are routine ids, written as names.  Local.
+ */
+void cs_shim_disagree_str(const int *tab, int np, int stride, int off, int in,
+                          int wrank, int routines, char *buf, size_t len);
+
+/*
+ * What the processes of a PBLAS call must pass alike (shim_pblas_agree.c):
+ * routine, M, N, offsets, TRANS, UPLO, the scalars' bits, and of DESCA and
+ * DESCC the blocking and source entries (xa, xc: MB, NB, IMB, INB, RSRC,
+ * CSRC, decoded from either DTYPE), plus this rank in MPI_COMM_WORLD (not
+ * hashed).  cs_shim_pblas_hash: a 63-bit hash of them, equal on every
+ * process exactly when they agree (up to collisions).  Local.
+ * cs_shim_pblas_disagree: they did not: gathers them over comm, names the
+ * first that differs with each rank's value, stops the job.  Collective
+ * over comm; never returns.
+ */
+#define CS_SHIM_PB_NPAR 30
+void cs_shim_pblas_params(const cs_shim_call_t *g, const int xa[6],
+                          const int xc[6], int par_p[CS_SHIM_PB_NPAR]);
+int64_t cs_shim_pblas_hash(const int par[CS_SHIM_PB_NPAR]);
+void cs_shim_pblas_disagree(const int par[CS_SHIM_PB_NPAR], MPI_Comm comm,
+                            const char *name) __attribute__((noreturn));
+
 /* The engine operation of a call as a plain copy: sizes, 0-based offsets,
  * element size; families add transform, trapezoid and scalars. */
 /*

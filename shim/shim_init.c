@@ -68,6 +68,13 @@ void cs_shim_fatal(const char *fmt, ...)
         MPI_Finalized(&down);
     }
     if (up && !down) {
+        /* RATIONALE: MPI_Abort can kill the job before the launcher has
+         * forwarded what the ranks wrote (MPICH's hydra dropped this
+         * message and the program's last lines in one run of check 39):
+         * flush, and give it a moment. */
+        fflush(NULL);
+        struct timespec pause = {0, 200000000L};
+        nanosleep(&pause, NULL);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     abort();

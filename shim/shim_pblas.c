@@ -8,7 +8,9 @@
  * has to be exchanged.  Arguments are checked here as PBLAS checks them;
  * any call PBLAS would reject goes to the real routine, so the user gets
  * PBLAS's own INFO, message and PB_Cabort path (including a PB_Cabort the
- * program supplies).  The decision is agreed with one MPI_Allreduce.
+ * program supplies).  The decision is agreed with one MPI_Allreduce, which
+ * also finds out whether every process passes the same arguments
+ * (shim_pblas_agree.c): where they do not, the call stops with a message.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -306,7 +308,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     int arows = op.trans ? g->n : g->m, acols = op.trans ? g->m : g->n;
-    operand_t xa, xc;
+    operand_t xa = {0}, xc = {0};
     if (g->m < 0 || g->n < 0) {
         arg = ARG_INVALID;
     }
@@ -417,11 +419,23 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     code |= cs_shim_shm_wish(arg == ARG_OK && !split && local == 0 ? plan
                                                                     : NULL,
                              &opts, cfg, comm, &shm_need);
-    int worst = code;
+    /* and whether every process passes the same arguments (the hash's
+     * maximum and negated minimum) */
+    int par[CS_SHIM_PB_NPAR];
+    const int oa[6] = {xa.mb, xa.nb, xa.imb, xa.inb, xa.rsrc, xa.csrc};
+    const int oc[6] = {xc.mb, xc.nb, xc.imb, xc.inb, xc.rsrc, xc.csrc};
+    cs_shim_pblas_params(g, oa, oc, par);
+    int64_t h = arg == ARG_INVALID ? 0 : cs_shim_pblas_hash(par);
+    int64_t mine[3] = {code, h, -h}, all[3];
     t0 = cs_shim_now();
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
     rec->t_wait += cs_shim_now() - t0; /* the call's first collective */
-    worst = cs_shim_shm_agree(worst, shm_need, name);
+    if ((all[0] & ~CS_SHIM_SHM_GROW) < 4 && all[1] != -all[2]) {
+        /* every process is here: PBLAS would go wrong; invalid input
+         * anywhere (4) is left to PBLAS's own message instead */
+        cs_shim_pblas_disagree(par, comm, name);
+    }
+    int worst = cs_shim_shm_agree((int)all[0], shm_need, name);
     if (worst >= 3) {
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC

@@ -121,13 +121,30 @@ static void fill_matrix(int *row, int x, const int *desc, int i, int j,
     }
 }
 
+/* Names of a matrix's table fields in messages ("DESCA(NB_)", "IA"). */
+static const char *field_name(int x, int e, char *buf, size_t len)
+{
+    static const char *const desc[F_XN] = {
+        [X_P] = "CTXT_ (its grid's rows)", [X_Q] = "CTXT_ (its grid's columns)",
+        [X_M] = "M_", [X_N] = "N_", [X_MB] = "MB_", [X_NB] = "NB_",
+        [X_RSRC] = "RSRC_", [X_CSRC] = "CSRC_"};
+    if (e == X_I || e == X_J) {
+        snprintf(buf, len, "%s%s", e == X_I ? "I" : "J", x ? "B" : "A");
+    } else {
+        snprintf(buf, len, "DESC%s(%s)", x ? "B" : "A",
+                 desc[e] ? desc[e] : "?");
+    }
+    return buf;
+}
+
 /* What every process concludes from the table. */
-typedef enum { D_ENGINE, D_NOOP, D_FALLBACK, D_FATAL } decision_t;
+typedef enum { D_ENGINE, D_FALLBACK, D_FATAL } decision_t;
 
 typedef struct {
     int p, q;          /* grid shape */
     int *rank;         /* p * q ranks in the private communicator */
     const int *f;      /* parameters, from one member */
+    int m, n;          /* the smallest matrix size of the members */
 } grid_t;
 
 /* Check matrix X across the table and build its rank map.  Returns
@@ -172,22 +189,35 @@ static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
         if (!f[X_IN]) {
             continue;
         }
-        /* members must agree on everything ScaLAPACK exchanges (the stamp
-         * is ours: a member that did not record the grid has -1) */
+        /* members must agree on everything ScaLAPACK exchanges but the
+         * matrix size (the stamp is ours: a member that did not record the
+         * grid has -1).  RATIONALE: each process uses its own copy, so a
+         * disagreement makes ScaLAPACK copy to the wrong places, divide by
+         * zero or abort with a truncated message: stop and say which. */
         for (int e = X_P; e < F_XN; e++) {
-            if (e != X_R && e != X_C && e != X_STAMP && f[e] != first[e]) {
-                snprintf(msg, len,
-                         "processes of %s's grid pass different descriptors "
-                         "or offsets",
-                         nm);
-                return D_FALLBACK;
+            if (e == X_R || e == X_C || e == X_STAMP || e == X_M ||
+                e == X_N || f[e] == first[e]) {
+                continue;
             }
+            char fld[64], vals[256];
+            cs_shim_disagree_str(tab, np, F_NINFO, F_X0 + x * F_XN + e,
+                                 F_X0 + x * F_XN + X_IN, F_WRANK, 0, vals,
+                                 sizeof(vals));
+            snprintf(msg, len,
+                     "the processes of %s's grid disagree on %s: %s (every "
+                     "process must pass the same value; ScaLAPACK would "
+                     "copy wrongly or crash)",
+                     nm, field_name(x, e, fld, sizeof(fld)), vals);
+            return D_FATAL;
         }
         int *slot = &gr->rank[f[X_R] * gr->q + f[X_C]];
         if (*slot >= 0) {
-            snprintf(msg, len, "two processes claim the same position of %s",
-                     nm);
-            return D_FALLBACK;
+            snprintf(msg, len,
+                     "world ranks %d and %d both claim position (%d,%d) of "
+                     "%s's grid: DESC%s(CTXT_) names different grids",
+                     tab[*slot * F_NINFO + F_WRANK], tab[k * F_NINFO + F_WRANK],
+                     f[X_R], f[X_C], nm, nm);
+            return D_FATAL;
         }
         *slot = k;
         members++;
@@ -205,12 +235,25 @@ static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
         snprintf(msg, len, "bad RSRC/CSRC in DESC%s", nm);
         return D_FALLBACK;
     }
+    /* A different matrix size on some member does not matter as long as
+     * sub(X) lies inside every member's matrix: the layout uses the
+     * smallest (gr->m, gr->n). */
     int m = tab[F_M], n = tab[F_N];
-    if (first[X_I] < 1 || first[X_J] < 1 ||
-        (m > 0 && (int64_t)first[X_I] - 1 + m > first[X_M]) ||
-        (n > 0 && (int64_t)first[X_J] - 1 + n > first[X_N])) {
-        snprintf(msg, len, "sub(%s) outside the matrix", nm);
-        return D_FALLBACK;
+    gr->m = first[X_M];
+    gr->n = first[X_N];
+    for (int k = 0; k < np; k++) {
+        const int *f = tab + k * F_NINFO + F_X0 + x * F_XN;
+        if (!f[X_IN]) {
+            continue;
+        }
+        gr->m = f[X_M] < gr->m ? f[X_M] : gr->m;
+        gr->n = f[X_N] < gr->n ? f[X_N] : gr->n;
+        if (first[X_I] < 1 || first[X_J] < 1 ||
+            (m > 0 && (int64_t)first[X_I] - 1 + m > f[X_M]) ||
+            (n > 0 && (int64_t)first[X_J] - 1 + n > f[X_N])) {
+            snprintf(msg, len, "sub(%s) outside the matrix", nm);
+            return D_FALLBACK;
+        }
     }
     /* ScaLAPACK divides by the block sizes even on a 1 x Q grid
      * [probed: MB_ = 0 on a 1x2 grid raises SIGFPE] */
@@ -228,14 +271,22 @@ static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
 static decision_t decide(const int *tab, int np, grid_t *ga, grid_t *gb,
                          char *msg, size_t len)
 {
-    for (int k = 1; k < np; k++) {
-        const int *r = tab + k * F_NINFO;
-        if (r[F_M] != tab[F_M] || r[F_N] != tab[F_N] ||
-            r[F_ROUTINE] != tab[F_ROUTINE]) {
+    static const int args[3] = {F_M, F_N, F_ROUTINE};
+    static const char *const arg_names[3] = {"M", "N", "the routine"};
+    for (int a = 0; a < 3; a++) {
+        for (int k = 1; k < np; k++) {
+            if (tab[k * F_NINFO + args[a]] == tab[args[a]]) {
+                continue;
+            }
+            char vals[256];
+            cs_shim_disagree_str(tab, np, F_NINFO, args[a], -1, F_WRANK,
+                                 args[a] == F_ROUTINE, vals, sizeof(vals));
             snprintf(msg, len,
-                     "processes pass different M, N or call different "
-                     "routines");
-            return D_FALLBACK;
+                     "the processes of ICTXT disagree on %s: %s (every "
+                     "process must make the same call; ScaLAPACK would "
+                     "hang or copy wrongly)",
+                     arg_names[a], vals);
+            return D_FATAL;
         }
     }
     decision_t d = check_matrix(tab, np, 0, ga, msg, len);
@@ -260,7 +311,13 @@ static decision_t decide(const int *tab, int np, grid_t *ga, grid_t *gb,
             return D_FATAL;
         }
     }
-    return tab[F_M] < 0 || tab[F_N] < 0 ? D_NOOP : D_ENGINE;
+    /* [observed: this ScaLAPACK prints "xxmr2d:out of memory" and exits
+     * with status 2]: whatever it does, it does it itself */
+    if (tab[F_M] < 0 || tab[F_N] < 0) {
+        snprintf(msg, len, "M < 0 or N < 0");
+        return D_FALLBACK;
+    }
+    return D_ENGINE;
 }
 
 /* ------------------------------------------------------------ engine */
@@ -269,8 +326,8 @@ static void build_layout(const grid_t *gr, int lld, cs_eng_layout_t *l)
 {
     const int *f = gr->f;
     memset(l, 0, sizeof(*l));
-    cs_eng_dist_cyclic(f[X_M], f[X_MB], f[X_MB], f[X_RSRC], gr->p, &l->rows);
-    cs_eng_dist_cyclic(f[X_N], f[X_NB], f[X_NB], f[X_CSRC], gr->q, &l->cols);
+    cs_eng_dist_cyclic(gr->m, f[X_MB], f[X_MB], f[X_RSRC], gr->p, &l->rows);
+    cs_eng_dist_cyclic(gr->n, f[X_NB], f[X_NB], f[X_CSRC], gr->q, &l->cols);
     l->nprow = gr->p;
     l->npcol = gr->q;
     l->grid = gr->rank;

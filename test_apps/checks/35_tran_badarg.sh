@@ -2,9 +2,11 @@
 # test_apps/checks/35_tran_badarg.sh - invalid pdtran_ arguments behave the
 # same natively and under the shim (default settings).
 #
-# 1. tran_badarg --case K (K = 0..6: valid call, bad IA, DESCC CTXT of a
+# 1. tran_badarg --case K (K = 0..13: valid call, bad IA, DESCC CTXT of a
 #    second context over the same processes, NB_C = 0, LLD_C too small on
-#    the last rank only, DTYPE_A = 3, M < 0) on 2 ranks: same exit status
+#    the last rank only, DTYPE_A = 3, M < 0, N < 0, JA < 1, RSRC_A and
+#    CSRC_A outside the grid, M_C = 0, JC past N_C, MB_A = 0: the checks of
+#    scalapack-semantics.md 3.4) on 2 ranks: same exit status
 #    (INFO mod 256 from MPI_Abort), and the same set of "PBLAS ERROR" lines
 #    (which include the "Parameter number" line of PB_Cabort) on stderr.
 #    Because hydra can drop lines of a process killed by MPI_Abort
@@ -13,7 +15,13 @@
 #    times before the case fails.  An abort case must print its
 #    "Parameter number" line at least once natively.  Case 0 must give the
 #    same stdout.
-# 2. tran_badarg_abort (the program supplies a PB_Cabort that returns) on 2
+# 2. tran_badarg --case K (K = 14..18: the ranks pass different NB_A, IA,
+#    ALPHA, M, CSRC_C): under the shim the run stops with the costa-shim
+#    error naming the argument and each rank's value (natively PBLAS hangs
+#    or computes wrong values: nothing to compare with).  Case 19 (M_A
+#    differs, sub(A) inside both): served on the engine, the same digest of
+#    C as natively.
+# 3. tran_badarg_abort (the program supplies a PB_Cabort that returns) on 2
 #    and 4 ranks: identical stdout and identical sorted PBLAS ERROR lines.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT.
 set -uo pipefail
@@ -46,7 +54,7 @@ once() {
 }
 
 fails=0
-for k in 0 1 2 3 4 5 6; do
+for k in 0 1 2 3 4 5 6 7 8 9 10 11 12 13; do
     rm -f "$CS_OUT/c$k".*
     for n in 1 2; do
         once native "$k" "$n"
@@ -93,6 +101,48 @@ for k in 0 1 2 3 4 5 6; do
             sort -u | head -n 6 | sed 's/^/      shim stderr: /'
     fi
 done
+
+want=(
+    [14]="disagree on DESCA(NB_): 3 on rank 0; 4 on rank 1"
+    [15]="disagree on IA: 1 on rank 0; 2 on rank 1"
+    [16]="disagree on ALPHA: 2 on rank 0; 3 on rank 1"
+    [17]="disagree on M: 4 on rank 0; 3 on rank 1"
+    [18]="disagree on DESCC(CSRC_): 0 on rank 0; 1 on rank 1"
+)
+for k in 14 15 16 17 18; do
+    o=$CS_OUT/c$k.shim
+    rc=0
+    timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" "$app" \
+        --case "$k" > "$o.out" 2> "$o.err" || rc=$?
+    if [ "$rc" -ne 0 ] &&
+       grep -qF "costa-shim[0]: error: pdtran: the processes of the grid ${want[$k]} (" "$o.err" &&
+       ! grep -q returned "$o.out"; then
+        echo "ok    tran_badarg --case $k: stopped (exit $rc): ...${want[$k]}"
+    else
+        fails=$((fails + 1))
+        echo "FAIL  tran_badarg --case $k: exit $rc, want a stop naming '${want[$k]}'"
+        sed 's/^/      | /' "$o.err" | head -n 4
+    fi
+done
+o=$CS_OUT/c19
+rcn=0 rcs=0
+timeout 60 "$MPIEXEC" -n "$np" "$app" --case 19 > "$o.native.out" \
+    2> "$o.native.err" || rcn=$?
+mkdir -p "$o.stats"
+timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" \
+    COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$o.stats" "$app" \
+    --case 19 > "$o.shim.out" 2> "$o.shim.err" || rcs=$?
+if [ "$rcn" -eq 0 ] && [ "$rcs" -eq 0 ] && grep -q 'sub(C) sum' "$o.shim.out" &&
+   cmp -s "$o.native.out" "$o.shim.out" &&
+   "${PYTHON:-python3}" "$CS_TOP/test_apps/lib/check_stats.py" "$o.stats" \
+       --routine-regex '^pdtran_$' --expect-engine-calls 2 --no-fallback \
+       > "$o.stats.txt" 2>&1; then
+    echo "ok    tran_badarg --case 19: M_A differs, served on the engine, same C digest"
+else
+    fails=$((fails + 1))
+    echo "FAIL  tran_badarg --case 19: exit native $rcn shim $rcs, or output or report wrong"
+    tail -n 3 "$o.shim.err" "$o.stats.txt" 2> /dev/null | sed 's/^/      | /'
+fi
 
 for n2 in 2 4; do
     pre=""

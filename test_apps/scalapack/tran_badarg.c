@@ -21,8 +21,26 @@
  *   4  DESCC LLD = 1 on the last rank only (it owns rows)       -1211 there
  *   5  DESCA DTYPE = 3                                          -701
  *   6  M = -1                                                   -1
+ *   7  N = -1                                                   -2
+ *   8  JA = 0                                                   -6
+ *   9  DESCA RSRC = P (outside the grid)                        -709
+ *   10 DESCA CSRC = -2                                          -710
+ *   11 DESCC M_ = 0 (sub(C) has rows)                           -1203
+ *   12 JC = 8 (JC-1+M = 11 > N_C = 10)                          -11
+ *   13 DESCA MB = 0                                             -705
+ * ranks that disagree (PBLAS would compute wrong values or hang; under the
+ * shim the call stops, naming the argument and the values):
+ *   14 DESCA NB: 3 on rank 0, 4 elsewhere
+ *   15 IA: 1 on rank 0, 2 elsewhere
+ *   16 ALPHA: 2 on rank 0, 3 elsewhere
+ *   17 M: 4 on rank 0, 3 elsewhere
+ *   18 DESCC CSRC: 0 on rank 0, 1 elsewhere (needs 2 or more columns)
+ * a harmless difference (served):
+ *   19 DESCA M_: 10 on rank 0, 11 elsewhere (sub(A) inside both), with
+ *      ALPHA = 1 (alpha 2 with beta 1 the shim leaves to PBLAS)
  * Prints "case K: calling pdtran_" before the call and, if the call returns,
- * "case K: returned, C untouched outside sub(C): yes|no".
+ * "case K: returned, C untouched outside sub(C): yes|no" and, for cases 0
+ * and 19, "case K: sub(C) sum <bits>" (a digest of every element).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -42,9 +60,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--case") && i + 1 < argc)
             kase = atoi(argv[++i]);
-    if (kase < 0 || kase > 6) {
+    if (kase < 0 || kase > 19) {
         if (rank == 0)
-            fprintf(stderr, "usage: tran_badarg --case 0..6\n");
+            fprintf(stderr, "usage: tran_badarg --case 0..19\n");
         MPI_Finalize();
         return 2;
     }
@@ -58,7 +76,8 @@ int main(int argc, char **argv)
     Cblacs_gridinit(&ctxt2, "R", P, Q); /* same processes, other handle */
     Cblacs_gridinfo(ctxt, &pr, &pc, &myrow, &mycol);
 
-    int MA = 10, NA = 12, MBA = 2, NBA = 3;
+    /* case 19: the other ranks' A has 11 rows (their LLD holds them) */
+    int MA = kase == 19 && rank > 0 ? 11 : 10, NA = 12, MBA = 2, NBA = 3;
     int MC = 12, NC = 10, MBC = 3, NBC = 2;
     int ra = numroc_(&MA, &MBA, &myrow, &izero, &P);
     int ca = numroc_(&NA, &NBA, &mycol, &izero, &Q);
@@ -90,6 +109,19 @@ int main(int argc, char **argv)
         break;
     case 5: desca[0] = 3; break;
     case 6: m = -1; break;
+    case 7: n = -1; break;
+    case 8: ja = 0; break;
+    case 9: desca[6] = P; break;
+    case 10: desca[7] = -2; break;
+    case 11: descc[2] = 0; break;
+    case 12: jc = 8; break;
+    case 13: desca[4] = 0; break;
+    case 14: desca[5] = rank == 0 ? 3 : 4; break;
+    case 15: ia = rank == 0 ? 1 : 2; break;
+    case 16: alpha = rank == 0 ? 2 : 3; break;
+    case 17: m = rank == 0 ? 4 : 3; break;
+    case 18: descc[7] = rank == 0 ? 0 : 1; break;
+    case 19: alpha = 1; break; /* alpha 2, beta 1 goes to PBLAS anyway */
     default: break;
     }
     if (rank == 0) {
@@ -118,6 +150,21 @@ int main(int argc, char **argv)
     }
     if (!all_ok)
         cs_test_failures++;
+    if (kase == 0 || kase == 19) {
+        /* every element of C, in global order, as bits: equal natively and
+         * under the shim */
+        unsigned long long h = 0, all_h = 0;
+        for (int lj = 0; lj < cc; lj++)
+            for (int li = 0; li < rc; li++) {
+                unsigned long long b;
+                memcpy(&b, &C[(size_t)lj * ldc + li], sizeof(b));
+                h += b * (unsigned long long)(1 + li + 97 * lj + 9973 * rank);
+            }
+        MPI_Allreduce(&h, &all_h, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                      MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("case %d: sub(C) sum %016llx\n", kase, all_h);
+    }
     free(A);
     free(C);
     free(C0);
