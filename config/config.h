@@ -65,6 +65,9 @@ typedef enum {
 #define CS_CFG_WARNING_LEN 256
 
 /* One inclusive rank range of COSTA_SHIM_LOG_RANKS. */
+/* A size variable set to its word (COSTA_SHIM_MAX_MEMORY=auto). */
+#define CS_CFG_SIZE_WORD ((int64_t)-2)
+
 typedef struct {
     int first;
     int last;
@@ -84,7 +87,8 @@ typedef struct cs_config {
     cs_cfg_fallback_t fallback;  /* COSTA_SHIM_FALLBACK */
     int threads;                 /* COSTA_SHIM_THREADS, 0 = OpenMP default */
     int overlap;                 /* COSTA_SHIM_OVERLAP (bool) */
-    int64_t max_memory;          /* COSTA_SHIM_MAX_MEMORY bytes, -1 = inf */
+    int64_t max_memory;          /* COSTA_SHIM_MAX_MEMORY bytes, -1 = inf,
+                                  * CS_CFG_SIZE_WORD = auto */
     cs_cfg_shm_t shm;            /* COSTA_SHIM_SHM */
     int64_t shm_min;             /* COSTA_SHIM_SHM_MIN bytes, -1 = inf */
     cs_cfg_relabel_t relabel;    /* COSTA_SHIM_RELABEL */
@@ -102,6 +106,7 @@ typedef struct cs_config {
     char stats_dir[CS_CFG_PATH_LEN]; /* COSTA_SHIM_STATS_DIR */
     int stats_format;            /* COSTA_SHIM_STATS_FORMAT, CS_CFG_FORMAT_* */
     int dump_config;             /* COSTA_SHIM_DUMP_CONFIG (bool) */
+    int test_nomem;              /* COSTA_SHIM_TEST_NOMEM world rank, -1 */
     char config_file[CS_CFG_PATH_LEN]; /* COSTA_SHIM_CONFIG */
 
     /* Bookkeeping filled by the parser. */

@@ -22,6 +22,8 @@ static const char *const cs_level_words[] = {"error", "warn", "info",
                                              "debug", NULL};
 /* The word that spells the value 0 of COSTA_SHIM_THREADS. */
 static const char *const cs_threads_words[] = {"default", NULL};
+/* The word of COSTA_SHIM_MAX_MEMORY's computed default. */
+static const char *const cs_auto_words[] = {"auto", NULL};
 
 #define CS_OFF(field) offsetof(cs_config_t, field)
 
@@ -51,12 +53,15 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_OVERLAP", "on", NULL, CS_CFG_T_BOOL, CS_OFF(overlap), NULL,
      0, 1, "boolean",
      "unpack as messages arrive (on), or wait for all first (off)"},
-    {"COSTA_SHIM_MAX_MEMORY", "inf", NULL, CS_CFG_T_SIZE,
-     CS_OFF(max_memory), NULL, 0, INT64_MAX,
-     "`inf` or bytes >= 0, optional suffix `k`, `M`, `G`, `T` (powers of "
-     "1024, `B`/`iB` may follow)",
-     "workspace cap per rank; above it the call falls back, reason "
-     "`memory`"},
+    {"COSTA_SHIM_MAX_MEMORY", "auto", NULL, CS_CFG_T_SIZE,
+     CS_OFF(max_memory), cs_auto_words, 0, INT64_MAX,
+     "`auto`, `inf` or bytes >= 0, optional suffix `k`, `M`, `G`, `T` "
+     "(powers of 1024, `B`/`iB` may follow)",
+     "cap on what the shim holds per rank (workspace, cached plans, shared "
+     "send buffer); a call that would go above it goes to the real routine "
+     "before allocating, reason `memory`.  `auto`: a quarter of the node's "
+     "memory divided by the ranks on the node (docs/user-guide.md, "
+     "Memory)"},
     {"COSTA_SHIM_SHM", "auto", NULL, CS_CFG_T_ENUM, CS_OFF(shm), cs_shm_words,
      0, 0, "`off`, `auto`, `eager`",
      "shared-memory send buffer for processes on the same node (created "
@@ -126,6 +131,11 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "optional file of `COSTA_SHIM_NAME value` lines (`#` starts a "
      "comment); the environment overrides it; read from the environment "
      "only"},
+    {"COSTA_SHIM_TEST_NOMEM", "-1", NULL, CS_CFG_T_INT, CS_OFF(test_nomem),
+     NULL, -1, INT32_MAX, "a rank of MPI_COMM_WORLD, or -1",
+     "testing: on this rank every call's engine preparation fails as out "
+     "of memory (the calls must go to the real routine on every rank, "
+     "reason `memory`)"},
 };
 
 /* A row added without bumping CS_CFG_N_ROWS is a compile error (excess

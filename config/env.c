@@ -418,6 +418,9 @@ static int cs_parse_value(const cs_cfg_row_t *row, const char *raw,
     case CS_CFG_T_SIZE:
         if (row->type == CS_CFG_T_SIZE && strcasecmp(s, "inf") == 0)
             v64 = -1;
+        else if (row->type == CS_CFG_T_SIZE && row->words != NULL &&
+                 strcasecmp(s, row->words[0]) == 0)
+            v64 = CS_CFG_SIZE_WORD;
         else if (cs_parse_scaled(s, row->type == CS_CFG_T_SIZE, &v64) != 0)
             return -1;
         *(int64_t *)cs_field(cfg, row) = v64;
@@ -471,8 +474,9 @@ static void cs_expect_text(const cs_cfg_row_t *row, char *buf, size_t len)
                  "an integer >= 0 with optional k/M/G suffix");
         return;
     case CS_CFG_T_SIZE:
-        snprintf(buf, len, "inf or a byte count >= 0 with optional k/M/G/T "
-                           "suffix");
+        snprintf(buf, len, "%s%sinf or a byte count >= 0 with optional "
+                           "k/M/G/T suffix",
+                 row->words ? row->words[0] : "", row->words ? ", " : "");
         return;
     case CS_CFG_T_ENUM:
         n = (size_t)snprintf(buf, len, "one of");
@@ -532,7 +536,9 @@ static void cs_format_value(const cs_cfg_row_t *row, const cs_config_t *cfg,
     case CS_CFG_T_COUNT:
     case CS_CFG_T_SIZE:
         v64 = *(const int64_t *)cs_cfield(cfg, row);
-        if (v64 < 0)
+        if (v64 == CS_CFG_SIZE_WORD && row->words != NULL)
+            snprintf(buf, len, "%s", row->words[0]);
+        else if (v64 < 0)
             snprintf(buf, len, "inf");
         else
             snprintf(buf, len, "%lld", (long long)v64);

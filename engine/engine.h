@@ -236,6 +236,20 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
                                 const cs_eng_exec_opts_t *opts);
 
 /*
+ * Bytes of memory cs_eng_plan_reserve(plan, opts) would newly allocate now:
+ * its request arrays (unless the plan already holds big enough ones) and
+ * the growth of the workspace (0 when the workspace already holds the
+ * plan's buffers).  Computed from the plan, nothing is allocated, so a
+ * caller can refuse a call before touching memory.  Local.
+ */
+int64_t cs_eng_plan_reserve_bytes(const cs_eng_plan_t *plan,
+                                  const cs_eng_exec_opts_t *opts);
+
+/* Heap bytes the plan holds (overlays, package lists, request arrays): what
+ * keeping it in a cache costs.  Local. */
+int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan);
+
+/*
  * Execute the plan: collective over comm (every rank that sends or receives
  * must call it with its own plan of the same operation).  a_base is this
  * rank's local array of A (may be NULL if it owns no part of sub(A)),
@@ -328,6 +342,10 @@ void cs_eng_shm_release(void);
  * between calls to avoid page faults).  Local; call at finalize.
  */
 void cs_eng_workspace_release(void);
+
+/* Release the workspace if it holds more than keep bytes (the next call
+ * that needs it maps it again at its size).  Local. */
+void cs_eng_workspace_shrink(size_t keep);
 
 /* Bytes currently held by the workspace. */
 size_t cs_eng_workspace_size(void);

@@ -421,4 +421,7 @@ static inline int64_t cs_eng_strip_bytes(int64_t dcs_bytes)
 /* A buffer of at least bytes bytes, kept between calls; NULL on failure. */
 void *cs_eng_workspace_get(size_t bytes);
 
+/* Bytes of the request arrays a reserved plan holds (exchange.c). */
+int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan);
+
 #endif /* CS_ENGINE_ENGINE_INT_H */

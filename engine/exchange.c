@@ -407,19 +407,55 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
     }
 }
 
-cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
-                                const cs_eng_exec_opts_t *opts)
+/* Requests (message chunks) the plan's execution posts with messages of
+ * at most chunk bytes. */
+static int64_t plan_requests(const cs_eng_plan_t *plan, int64_t chunk)
 {
-    int64_t chunk = max_msg(opts);
     int64_t nreq = 0;
     for (int p = 0; p < plan->nsend; p++) {
         nreq += msg_chunks(plan->send_msg, &plan->send[p], chunk);
     }
-    int64_t nrecvreq = 0;
     for (int p = 0; p < plan->nrecv; p++) {
-        nrecvreq += msg_chunks(plan->recv_msg, &plan->recv[p], chunk);
+        nreq += msg_chunks(plan->recv_msg, &plan->recv[p], chunk);
     }
-    nreq += nrecvreq;
+    return nreq;
+}
+
+/* Bytes of the request arrays for nreq requests (as reserve allocates). */
+static int64_t request_bytes(const cs_eng_plan_t *plan, int64_t nreq)
+{
+    int64_t n = nreq + 1, npeer = plan->nsend + plan->nrecv + 1;
+    return n * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int) +
+                         sizeof(MPI_Status)) +
+           (plan->nrecv + 1) * (int64_t)sizeof(int64_t) +
+           npeer * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t));
+}
+
+int64_t cs_eng_plan_reserve_bytes(const cs_eng_plan_t *plan,
+                                  const cs_eng_exec_opts_t *opts)
+{
+    int64_t nreq = plan_requests(plan, max_msg(opts)), bytes = 0;
+    if (!plan->reqs || nreq > plan->nreq_cap) {
+        bytes += request_bytes(plan, nreq);
+    }
+    int64_t ws = plan->send_ws + plan->recv_ws;
+    int64_t held = (int64_t)cs_eng_workspace_size();
+    if (ws > held) {
+        bytes += ws + ws / 8; /* cs_eng_workspace_get's headroom */
+    }
+    return bytes;
+}
+
+int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan)
+{
+    return plan->reqs ? request_bytes(plan, plan->nreq_cap) : 0;
+}
+
+cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
+                                const cs_eng_exec_opts_t *opts)
+{
+    int64_t chunk = max_msg(opts);
+    int64_t nreq = plan_requests(plan, chunk);
     if (nreq > INT32_MAX) {
         return CS_ERR_LIMIT;
     }

@@ -481,6 +481,36 @@ int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan)
     return plan->send_ws + plan->recv_ws;
 }
 
+static int64_t overlay_bytes(const cs_eng_overlay_t *ov)
+{
+    int64_t b = (ov->seg ? ov->nseg * (int64_t)sizeof(*ov->seg) : 0) +
+                ov->ngroup * (int64_t)(sizeof(*ov->group) + sizeof(int64_t));
+    for (int s = 0; s < CS_ENG_NSIDES; s++) {
+        b += ov->nrun[s] * (int64_t)sizeof(*ov->runs[s]);
+    }
+    return b;
+}
+
+int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan)
+{
+    int64_t combos = plan->nlocal, msgs = 0;
+    for (int p = 0; p < plan->nsend; p++) {
+        combos += plan->send[p].count;
+        msgs += plan->send[p].msg_count;
+    }
+    for (int p = 0; p < plan->nrecv; p++) {
+        combos += plan->recv[p].count;
+        msgs += plan->recv[p].msg_count;
+    }
+    return (int64_t)sizeof(*plan) + overlay_bytes(&plan->rows) +
+           overlay_bytes(&plan->cols) +
+           ((int64_t)plan->nsend + plan->nrecv + 2) *
+               (int64_t)(sizeof(cs_eng_peer_t) + sizeof(int)) +
+           combos * (int64_t)sizeof(cs_eng_combo_t) +
+           msgs * (int64_t)sizeof(cs_eng_msg_t) +
+           cs_eng_plan_requests_bytes(plan);
+}
+
 void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
                         int64_t *recv_p, int64_t *self_p)
 {

@@ -107,6 +107,13 @@ void cs_eng_workspace_release(void)
     ws_free();
 }
 
+void cs_eng_workspace_shrink(size_t keep)
+{
+    if (cs_eng_ws_size > keep) {
+        ws_free();
+    }
+}
+
 size_t cs_eng_workspace_size(void)
 {
     return cs_eng_ws_size;

@@ -466,6 +466,13 @@ def text_header(rep, title="costa_shim report"):
             thr, "" if thr == 1 else "s"))
         out.append("@ Start / stop   : %s / %s" % (m.get("start", "?"),
                                                    m.get("stop", "?")))
+        if m.get("mem_peak_bytes") is not None:
+            cap = m.get("mem_cap_bytes")
+            out.append("@ Memory         : the shim held at most %.1f MB per "
+                       "rank (cap %s)" % (
+                           to_float(m.get("mem_peak_bytes"), "mem_peak") / 1e6,
+                           "none" if cap is None else
+                           "%.1f MB" % (to_float(cap, "mem_cap") / 1e6)))
         env = " ".join("%s=%s" % kv for kv in rep.env.items())
         out.append("@ Settings       : " + (env + " (all others default)"
                                             if env else "(all defaults)"))

@@ -82,9 +82,10 @@ void cs_shim_call_real(const cs_shim_call_t *g);
 
 /*
  * Build and reserve the engine plan of op on this rank (threads and
- * overlap from cfg into *opts_p).  Returns 0 when ready, 1 when the plan
- * needs more than COSTA_SHIM_MAX_MEMORY, 2 when the engine failed (*st_p
- * says why).  Local: the caller agrees on the worst value across ranks.
+ * overlap from cfg into *opts_p).  Returns 0 when ready, 1 when the call
+ * would take the shim above COSTA_SHIM_MAX_MEMORY (nothing was reserved),
+ * 2 when the engine failed, out of memory included (*st_p says why).
+ * Local: the caller agrees on the worst value across ranks.
  */
 int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                            const cs_eng_layout_t *lb, const cs_eng_op_t *op,
@@ -95,9 +96,10 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
 /*
  * Given this rank's and the worst preparation result, run the n plans of
  * the call one after the other (path engine, their volumes added up in
- * rec) or turn the call into a `memory` fallback; an engine failure is
- * fatal.  Destroys the plans unless keep.  Collective over comm when the
- * plans run.
+ * rec) or, when any rank could not prepare (over the cap, out of memory,
+ * another engine failure), turn the call into a `memory` fallback on
+ * every rank.  Destroys the plans unless keep.  Collective over comm when
+ * the plans run.
  */
 void cs_shim_engine_finish(const char *name, int local, int worst,
                            cs_status_t st, cs_eng_plan_t *const *plans, int n,
@@ -117,6 +119,33 @@ cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
                            const int64_t extra[4], cs_eng_plan_t *plan);
 void cs_shim_plan_cache_clear(void);
+
+/* Heap bytes the cached plans and their tables hold.  Local. */
+int64_t cs_shim_plan_cache_bytes(void);
+
+/* Free the least recently used cached plan other than keep; 0 when there
+ * is none.  Local. */
+int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep);
+
+/*
+ * The memory budget (shim_memory.c).  cap: COSTA_SHIM_MAX_MEMORY in bytes,
+ * auto resolved (a quarter of the node's memory over its ranks), -1 for
+ * none.  held: what the shim holds (workspace, cached plans, shared send
+ * buffer).  admit: whether the call of plan (cached: already in the plan
+ * cache) may reserve its memory without the shim going above the cap,
+ * after making room (the workspace released when larger than this call
+ * needs, cached plans evicted, least recently used first); nothing of the
+ * call is allocated.  Local.
+ */
+int64_t cs_shim_mem_cap(void);
+int64_t cs_shim_mem_held(void);
+int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
+                      const cs_eng_exec_opts_t *opts);
+
+/* Record what the shim holds now plus transient bytes (plans about to be
+ * freed) for the peak; the peak so far.  Local. */
+void cs_shim_mem_note(int64_t transient);
+int64_t cs_shim_mem_peak(void);
 
 /*
  * The most recently used cached table (n ints, rows of nrow ints) whose

@@ -63,6 +63,22 @@ static int engine_threads(const cs_config_t *cfg)
 #endif
 }
 
+/* Admit the call under the memory cap, then reserve; the preparation
+ * result (0, 1, 2) of cs_shim_engine_prepare(). */
+static int reserve(cs_eng_plan_t *plan, int cached, const cs_config_t *cfg,
+                   const cs_eng_exec_opts_t *opts, cs_status_t *st_p)
+{
+    if (cfg->test_nomem >= 0 && cfg->test_nomem == cs_shim_world_rank()) {
+        *st_p = CS_ERR_NOMEM; /* COSTA_SHIM_TEST_NOMEM */
+        return 2;
+    }
+    if (!cs_shim_mem_admit(plan, cached, opts)) {
+        return 1;
+    }
+    *st_p = cs_eng_plan_reserve(plan, opts);
+    return *st_p == CS_OK ? 0 : 2;
+}
+
 int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                            const cs_eng_layout_t *lb, const cs_eng_op_t *op,
                            int me, const cs_config_t *cfg,
@@ -73,20 +89,13 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                                engine_shm_min(cfg)};
     cs_eng_plan_t *plan = NULL;
     cs_status_t st = cs_eng_plan_create(la, lb, op, me, &plan);
-    if (st == CS_OK) {
-        st = cs_eng_plan_reserve(plan, &opts);
-    }
-    int local = st == CS_OK ? 0 : 2;
+    int local = st == CS_OK ? reserve(plan, 0, cfg, &opts, &st) : 2;
     int rank = cs_shim_world_rank();
     if (st == CS_OK && cfg->verbose >= 2 && cs_cfg_rank_logs(cfg, rank)) {
         char line[512], desc[400];
         cs_eng_plan_describe(plan, desc, sizeof(desc));
         snprintf(line, sizeof(line), "COSTA_SHIM_PLAN r:%d %s", rank, desc);
         cs_log_line(cs_log_trace_fd(), line);
-    }
-    if (local == 0 && cfg->max_memory >= 0 &&
-        cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
-        local = 1;
     }
     *opts_p = opts;
     *plan_p = plan;
@@ -101,15 +110,21 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
                            cs_shim_record_t *rec, int keep)
 {
     if (local == 2) {
-        cs_shim_fatal("%s: the engine could not prepare the call: %s", name,
-                      cs_status_str(st));
+        cs_log_info("%s: the engine could not prepare the call (%s): "
+                    "every rank takes the real routine",
+                    name, cs_status_str(st));
     }
     if (worst != 0) {
-        /* over the cap here or elsewhere, or another rank failed (it
-         * aborts the job): nobody runs the plans */
+        /* over the cap or out of memory here or elsewhere: nobody runs
+         * the plans, every rank takes the real routine */
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = CS_SHIM_REASON_MEMORY;
     }
+    int64_t transient = 0;
+    for (int k = 0; k < n && !keep; k++) {
+        transient += plans[k] ? cs_eng_plan_heap_bytes(plans[k]) : 0;
+    }
+    cs_shim_mem_note(transient);
     for (int k = 0; k < n; k++) {
         if (worst == 0) {
             cs_eng_stats_t v = {0};
@@ -132,12 +147,8 @@ int cs_shim_engine_reuse(cs_eng_plan_t *plan, const cs_config_t *cfg,
 {
     cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
                                engine_shm_min(cfg)};
-    cs_status_t st = cs_eng_plan_reserve(plan, &opts);
-    int local = st == CS_OK ? 0 : 2;
-    if (local == 0 && cfg->max_memory >= 0 &&
-        cs_eng_plan_workspace_bytes(plan) > cfg->max_memory) {
-        local = 1;
-    }
+    cs_status_t st = CS_OK;
+    int local = reserve(plan, 1, cfg, &opts, &st);
     *opts_p = opts;
     *st_p = st;
     return local;
@@ -157,8 +168,8 @@ int cs_shim_shm_wish(const cs_eng_plan_t *plan, const cs_eng_exec_opts_t *opts,
     MPI_Comm_size(comm, &nc);
     MPI_Comm_size(MPI_COMM_WORLD, &nw);
     int pays = cfg->shm == CS_CFG_SHM_EAGER || cs_eng_shm_pays(need);
-    int fits = cfg->max_memory < 0 ||
-               cs_eng_plan_workspace_bytes(plan) + need <= cfg->max_memory;
+    int64_t cap = cs_shim_mem_cap();
+    int fits = cap < 0 || cs_shim_mem_held() - cs_eng_shm_size() + need <= cap;
     return nc == nw && pays && fits ? CS_SHIM_SHM_GROW : 0;
 }
 

@@ -97,6 +97,36 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     return 1;
 }
 
+int64_t cs_shim_plan_cache_bytes(void)
+{
+    int64_t b = 0;
+    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
+        const cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+        if (e->plan) {
+            b += cs_eng_plan_heap_bytes(e->plan) +
+                 (int64_t)e->n * (int64_t)sizeof(int);
+        }
+    }
+    return b;
+}
+
+int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep)
+{
+    cs_shim_plan_entry_t *victim = NULL;
+    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
+        cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+        if (e->plan && e->plan != keep &&
+            (!victim || e->used < victim->used)) {
+            victim = e;
+        }
+    }
+    if (!victim) {
+        return 0;
+    }
+    entry_free(victim);
+    return 1;
+}
+
 void cs_shim_plan_cache_clear(void)
 {
     for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {

@@ -399,31 +399,44 @@ static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
  * FNV-1a hashes of different tables, about 2^-63); otherwise, and always
  * on the first call of a shape, the rows are gathered.  Collective.
  * Returns the seconds spent in the first reduction: the call's arrival
- * wait (cs_shim_record_t.t_wait).
+ * wait (cs_shim_record_t.t_wait).  The same reduction tells (*settle_p)
+ * whether any rank may have to allocate for the call (a new table, or a
+ * cached plan, under key, whose memory is no longer reserved): only then
+ * must the ranks agree after preparing, so that a refusal or an
+ * allocation failure anywhere sends every rank to the real routine.
  */
 static double exchange_table(const int *row, int *tab, int np, int me,
-                             MPI_Comm comm, const char *name)
+                             MPI_Comm comm, const char *name,
+                             const int64_t key[4], int test_nomem,
+                             int *settle_p)
 {
     int n = np * F_NINFO;
     uint64_t hash = 0;
     const int *prev = cs_shim_plan_cache_table(row, F_NINFO, n, me, &hash);
-    int64_t mine[3] = {1, 0, 0}, all[3];
+    /* mine[3]: this rank may have to allocate (no cached plan for the
+     * table it proposes, or the plan's workspace is not there any more) */
+    int64_t mine[4] = {1, 0, 0, 1}, all[4];
     if (prev) {
         int64_t h = (int64_t)(hash & INT64_MAX);
+        const cs_eng_plan_t *plan = cs_shim_plan_cache_get(prev, n, me, key);
         mine[0] = 0;
         mine[1] = h;
         mine[2] = -h;
+        mine[3] = !plan || cs_eng_plan_reserve_bytes(plan, NULL) > 0 ||
+                  test_nomem;
     }
     double t0 = cs_shim_now();
-    MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
+    MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
     double wait = cs_shim_now() - t0;
     if (all[0] == 0 && all[1] == -all[2]) {
         memcpy(tab, prev, (size_t)n * sizeof(int));
         cs_log_debug("%s: table exchange skipped (every rank has it cached)",
                      name);
+        *settle_p = all[3] != 0;
         return wait;
     }
     MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+    *settle_p = 1; /* a new table: plans may have to be built */
     return wait;
 }
 
@@ -466,7 +479,19 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (!tab) {
         cs_shim_fatal("%s: out of memory", name);
     }
-    rec->t_wait += exchange_table(row, tab, np, me, comm, name);
+    /* the plan's key besides the table: leading dimensions (as the
+     * layouts get them) and the trapezoid */
+    cs_eng_op_t op = cs_shim_eng_op(g); /* a bit-exact copy */
+    if (g->uplo) {
+        trapezoid(g, &op);
+    }
+    int64_t key[4] = {g->desca[1] >= 0 && g->desca[8] > 0 ? g->desca[8] : 1,
+                      g->descb[1] >= 0 && g->descb[8] > 0 ? g->descb[8] : 1,
+                      op.mask, op.mask_k};
+    int settle = 1;
+    rec->t_wait += exchange_table(row, tab, np, me, comm, name, key,
+                                  cfg->test_nomem == cs_shim_world_rank(),
+                                  &settle);
 
     grid_t ga = {0}, gb = {0};
     char msg[512] = "";
@@ -482,12 +507,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         grid_str(tab, &ga, tr->grid_a, sizeof(tr->grid_a));
         grid_str(tab, &gb, tr->grid_b, sizeof(tr->grid_b));
         cs_eng_layout_t la, lb;
-        build_layout(&ga, g->desca[1] >= 0 ? g->desca[8] : 1, &la);
-        build_layout(&gb, g->descb[1] >= 0 ? g->descb[8] : 1, &lb);
-        cs_eng_op_t op = cs_shim_eng_op(g); /* a bit-exact copy */
-        if (g->uplo) {
-            trapezoid(g, &op);
-        }
+        build_layout(&ga, (int)key[0], &la);
+        build_layout(&gb, (int)key[1], &lb);
         if (relabel) {
             cs_shim_relabel_observe(&la, &lb, &op, comm,
                                     grid_stamp(tab, np, 0),
@@ -495,7 +516,6 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         }
         /* the plan is a function of the table, this rank, its leading
          * dimensions and the trapezoid: reuse it when all are equal */
-        int64_t key[4] = {la.ld, lb.ld, op.mask, op.mask_k};
         cs_eng_plan_t *plan =
             cs_shim_plan_cache_get(tab, np * F_NINFO, me, key);
         int cached = plan != NULL;
@@ -504,12 +524,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         int local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
                            : cs_shim_engine_prepare(&la, &lb, &op, me, cfg,
                                                     &opts, &plan, &st);
-        /* RATIONALE: only a finite memory cap makes a refusal likely
-         * enough to pay a second reduction on every call; without one a
-         * local failure (malloc) is fatal.  A large p?trmr2d (the
-         * trapezoid: packages the shared send buffer takes) pays one too,
-         * so that it may grow that buffer; whether to reduce must be the
-         * same on every rank, so it depends on the call alone. */
+        /* RATIONALE: a second reduction only where some rank may have to
+         * allocate (settle, from the first): a refusal under the cap or
+         * an allocation failure on any rank then sends every rank to the
+         * real routine; a repeated call whose memory is in place needs
+         * none, and can neither fail nor be refused.  A large p?trmr2d
+         * (the trapezoid: packages the shared send buffer takes) pays one
+         * too, so that it may grow that buffer; whether to reduce must be
+         * the same on every rank, so it depends on the call alone. */
         int64_t shm_need = 0;
         int code = local;
         int big_trmr = op.mask != CS_ENG_MASK_NONE &&
@@ -521,9 +543,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                      comm, &shm_need);
         }
         int worst = code;
-        if (cfg->max_memory >= 0 || big_trmr) {
+        if (settle || big_trmr) {
             MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
             worst = cs_shim_shm_agree(worst, shm_need, name);
+        } else if (local != 0) {
+            /* cannot happen: nothing was to be allocated */
+            cs_shim_fatal("%s: the engine could not prepare a call it had "
+                          "prepared before (%s)",
+                          name, cs_status_str(st));
         }
         int keep = cached ||
                    (local == 0 && worst == 0 &&

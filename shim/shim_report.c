@@ -65,6 +65,7 @@ typedef struct {
     int32_t pad;
     int64_t verify_calls;
     double verify_maxdiff;
+    int64_t mem_peak;   /* the most the shim held (cs_shim_mem_peak) */
 } cs_rep_rank_t;
 
 /* A row of "Per routine and path": reasons folded in, plus the spread of
@@ -106,6 +107,7 @@ typedef struct {
     cs_shim_caller_tab_t *callers; /* merged; NULL in local mode */
     int64_t verify_calls;          /* summed over ranks */
     double verify_maxdiff;
+    int64_t mem_peak;              /* the largest over ranks */
 } cs_rep_t;
 
 /* Written once per process; static keeps the finalizer off the heap for
@@ -631,6 +633,14 @@ static void cs_rep_text_header(FILE *f, const cs_rep_t *rep)
             rep->nprocs, rep->nnodes, rep->nnodes == 1 ? "" : "s",
             rep->threads, rep->threads == 1 ? "" : "s");
     fprintf(f, "@ Start / stop   : %s / %s\n", rep->start, rep->stop);
+    int64_t cap = cs_shim_mem_cap();
+    char capbuf[64] = "none";
+    if (cap >= 0) {
+        snprintf(capbuf, sizeof(capbuf), "%.1f MB", (double)cap / 1e6);
+    }
+    fprintf(f, "@ Memory         : the shim held at most %.1f MB per rank "
+               "(cap %s)\n",
+            (double)rep->mem_peak / 1e6, capbuf);
     fputs("@ Settings       : ", f);
     cs_rep_settings(f);
     if (rep->cfg->verify) {
@@ -1126,6 +1136,12 @@ static void cs_rep_json_meta(FILE *f, const cs_rep_t *rep)
     fprintf(f, ",\n    \"stats\": \"%s\"",
             st >= 0 && st < 4 ? stats[st] : "?");
     fprintf(f, ",\n    \"partial\": %s", rep->partial ? "true" : "false");
+    fprintf(f, ",\n    \"mem_peak_bytes\": %" PRId64, rep->mem_peak);
+    if (cs_shim_mem_cap() >= 0) {
+        fprintf(f, ",\n    \"mem_cap_bytes\": %" PRId64, cs_shim_mem_cap());
+    } else {
+        fputs(",\n    \"mem_cap_bytes\": null", f);
+    }
     fprintf(f,
             ",\n    \"shapes_dropped_calls\": %" PRId64
             ",\n    \"callers_dropped_calls\": %" PRId64,
@@ -1420,6 +1436,7 @@ static void cs_rep_local(cs_rep_t *rep, int nmine, const cs_rep_rank_t *my)
     rep->callers = NULL; /* the CSV has no caller rows */
     rep->verify_calls = my->verify_calls;
     rep->verify_maxdiff = my->verify_maxdiff;
+    rep->mem_peak = my->mem_peak;
     cs_rep_sort_tables(rep);
     cs_rep_read_command(rep->command, sizeof(rep->command));
     cs_rep_read_exe(rep->exe, sizeof(rep->exe));
@@ -1524,6 +1541,9 @@ static void cs_rep_collective(cs_rep_t *rep, int nmine, cs_rep_rank_t *my)
             rep->partial |= ranks[r].partial;
             rep->nnodes += ranks[r].node_leader;
             rep->verify_calls += ranks[r].verify_calls;
+            if (ranks[r].mem_peak > rep->mem_peak) {
+                rep->mem_peak = ranks[r].mem_peak;
+            }
             if (ranks[r].verify_maxdiff > rep->verify_maxdiff) {
                 rep->verify_maxdiff = ranks[r].verify_maxdiff;
             }
@@ -1569,6 +1589,7 @@ void cs_shim_report_write(int collective)
     my.partial = tot.partial;
     my.verify_calls = tot.verify_calls;
     my.verify_maxdiff = tot.verify_maxdiff;
+    my.mem_peak = cs_shim_mem_peak();
     cs_shim_stats_shapes(&cs_rep_shapes_mine);
     cs_shim_stats_callers(&cs_rep_callers_mine);
 

@@ -238,7 +238,8 @@ out = sys.argv[1]
 errors = []
 HEAD = ["@ costa_shim report", "@ Command        : ", "@ Version        : ",
         "@ Real library   : ", "@ MPI            : ", "@ Ranks          : ",
-        "@ Start / stop   : ", "@ Settings       : "]
+        "@ Start / stop   : ", "@ Memory         : the shim held at most ",
+        "@ Settings       : "]
 SECTIONS = ["Time in intercepted routines (seconds)",
             "Per routine and path (all ranks)", "Fallback reasons",
             "Top call shapes by time", "Callers (top 10)"]

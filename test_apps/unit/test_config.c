@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 22);
+    CS_TEST_EQ(n, 23);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -190,7 +190,8 @@ static void test_defaults(void)
     CS_TEST_EQ(c.fallback, CS_CFG_FALLBACK_AUTO);
     CS_TEST_EQ(c.threads, 0);
     CS_TEST_EQ(c.overlap, 1);
-    CS_TEST_EQ(c.max_memory, -1);
+    CS_TEST_EQ(c.max_memory, CS_CFG_SIZE_WORD); /* auto */
+    CS_TEST_EQ(c.test_nomem, -1);
     CS_TEST_EQ(c.shm, CS_CFG_SHM_AUTO);
     CS_TEST_EQ(c.shm_min, 64 * 1024);
     CS_TEST_EQ(c.relabel, CS_CFG_RELABEL_OFF);
@@ -286,6 +287,8 @@ static void test_numbers(void)
                  {"COSTA_SHIM_MIN_ELEMS= 10 ", 10},
                  {"COSTA_SHIM_MIN_ELEMS=9223372036854775807", INT64_MAX}},
       mem[] = {{"COSTA_SHIM_MAX_MEMORY=inf", -1},
+               {"COSTA_SHIM_MAX_MEMORY=auto", CS_CFG_SIZE_WORD},
+               {"COSTA_SHIM_MAX_MEMORY=AUTO", CS_CFG_SIZE_WORD},
                {"COSTA_SHIM_MAX_MEMORY=INF", -1},
                {"COSTA_SHIM_MAX_MEMORY=0", 0},
                {"COSTA_SHIM_MAX_MEMORY=1000", 1000},
@@ -552,6 +555,9 @@ static void test_bad_values(void)
         {"COSTA_SHIM_FALLBACK", "sometimes"},
         {"COSTA_SHIM_FALLBACK", "auto,never"},
         {"COSTA_SHIM_FALLBACK", ""},
+        {"COSTA_SHIM_TEST_NOMEM", "-2"},
+        {"COSTA_SHIM_TEST_NOMEM", "one"},
+        {"COSTA_SHIM_MAX_MEMORY", "automatic"},
         {"COSTA_SHIM_THREADS", "0.5"},
         {"COSTA_SHIM_THREADS", "-2"},
         {"COSTA_SHIM_THREADS", "65537"},
@@ -846,7 +852,7 @@ static void test_dump(void)
     CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_ROUTINES=all (default)"));
     CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_THREADS=default (default)"));
     CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_OVERLAP=on (default)"));
-    CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_MAX_MEMORY=inf (default)"));
+    CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_MAX_MEMORY=auto (default)"));
     CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_LOG_LEVEL=warn (default)"));
     CS_TEST_ASSERT(has_line(dump, "COSTA_SHIM_LOG_RANKS=0 (default)"));
     CS_TEST_ASSERT(

@@ -1,0 +1,122 @@
+/*
+ * shim/shim_memory.c - the shim's memory budget (COSTA_SHIM_MAX_MEMORY):
+ * the effective cap, what the shim holds, and the admission of a call
+ * before it allocates.
+ *
+ * What the shim holds between calls: the engine's workspace, the plans of
+ * the plan cache and the shared send buffer.  A call adds its plan (when
+ * new) and whatever its reservation would allocate
+ * (cs_eng_plan_reserve_bytes, computed from the plan, nothing touched).
+ * When that would go above the cap, room is made first: the workspace is
+ * released if it is larger than this call needs, then cached plans are
+ * evicted, least recently used first; if it still does not fit, the call
+ * goes to the real routine without allocating (reason memory).  So the
+ * persistent memory never exceeds the cap, and a refused call costs no
+ * page of memory.
+ *
+ * auto (the default): a quarter of the node's memory divided by the ranks
+ * on the node, as the launcher says (MPI_LOCALNRANKS for MPICH's hydra,
+ * OMPI_COMM_WORLD_LOCAL_SIZE for Open MPI, SLURM_NTASKS_PER_NODE; 1 when
+ * none is set).  RATIONALE: that is about what a rank's application data
+ * may be; ScaLAPACK's own buffers for a call are as large as what the
+ * rank sends and receives, and the shim's workspace is no larger, so a
+ * quarter keeps the shim well below what the application itself holds,
+ * on nodes the application fills to 80-90 %.
+ *
+ * One thread at a time (the calls are serialised; see docs/design.md).
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "config/log.h"
+#include "shim/shim_call.h"
+
+/* Ranks on this node according to the launcher, 1 when unknown. */
+static int64_t local_ranks(void)
+{
+    static const char *const vars[] = {"MPI_LOCALNRANKS",
+                                       "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                       "SLURM_NTASKS_PER_NODE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        long n = v ? strtol(v, &end, 10) : 0;
+        if (v && end != v && n >= 1) {
+            return n;
+        }
+    }
+    return 1;
+}
+
+int64_t cs_shim_mem_cap(void)
+{
+    static int64_t cap = -3; /* not yet computed */
+    if (cap != -3) {
+        return cap;
+    }
+    int64_t v = cs_cfg_get()->max_memory;
+    if (v == CS_CFG_SIZE_WORD) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        v = pages > 0 && page > 0
+                ? (int64_t)pages * (int64_t)page / local_ranks() / 4
+                : -1;
+    }
+    cap = v;
+    return cap;
+}
+
+/* The most the shim held, transient plans included (for the report). */
+static int64_t cs_mem_peak;
+
+void cs_shim_mem_note(int64_t transient)
+{
+    int64_t now = cs_shim_mem_held() + transient;
+    cs_mem_peak = now > cs_mem_peak ? now : cs_mem_peak;
+}
+
+int64_t cs_shim_mem_peak(void)
+{
+    return cs_mem_peak;
+}
+
+int64_t cs_shim_mem_held(void)
+{
+    return (int64_t)cs_eng_workspace_size() + cs_shim_plan_cache_bytes() +
+           cs_eng_shm_size();
+}
+
+int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
+                      const cs_eng_exec_opts_t *opts)
+{
+    int64_t cap = cs_shim_mem_cap();
+    if (cap < 0) {
+        return 1;
+    }
+    int64_t ws_need = cs_eng_plan_workspace_bytes(plan);
+    int64_t ws = (int64_t)cs_eng_workspace_size();
+    int64_t extra = cs_eng_plan_reserve_bytes(plan, opts) +
+                    (cached ? 0 : cs_eng_plan_heap_bytes(plan));
+    int64_t after = cs_shim_mem_held() + extra;
+    if (after <= cap) {
+        return 1;
+    }
+    /* a workspace larger than this call needs: give it back */
+    if (ws > ws_need + ws_need / 8) {
+        cs_eng_workspace_shrink(0);
+        extra = cs_eng_plan_reserve_bytes(plan, opts) +
+                (cached ? 0 : cs_eng_plan_heap_bytes(plan));
+        after = cs_shim_mem_held() + extra;
+    }
+    while (after > cap && cs_shim_plan_cache_evict(plan)) {
+        after = cs_shim_mem_held() + extra;
+    }
+    if (after > cap) {
+        cs_log_info("memory: the call needs %lld bytes more, the shim holds "
+                    "%lld, COSTA_SHIM_MAX_MEMORY is %lld: forwarded",
+                    (long long)extra, (long long)cs_shim_mem_held(),
+                    (long long)cap);
+        return 0;
+    }
+    return 1;
+}
