@@ -338,16 +338,21 @@ int cs_eng_shm_grow(int64_t bytes);
 void cs_eng_shm_release(void);
 
 /*
- * Free the persistent send/receive workspace (grown on demand and kept
- * between calls to avoid page faults).  Local; call at finalize.
+ * Free the calling thread's persistent send/receive workspace (grown on
+ * demand and kept between calls to avoid page faults; each thread has its
+ * own, freed when the thread ends).  Local; call at finalize.
  */
 void cs_eng_workspace_release(void);
 
-/* Release the workspace if it holds more than keep bytes (the next call
- * that needs it maps it again at its size).  Local. */
+/* Release the calling thread's workspace if it holds more than keep bytes
+ * (the next call that needs it maps it again at its size).  Local. */
 void cs_eng_workspace_shrink(size_t keep);
 
-/* Bytes currently held by the workspace. */
+/* Bytes currently held by the calling thread's workspace. */
 size_t cs_eng_workspace_size(void);
+
+/* Bytes of the workspaces of every thread of the process together.
+ * Thread-safe. */
+int64_t cs_eng_workspace_total(void);
 
 #endif /* CS_ENGINE_ENGINE_H */

@@ -17,6 +17,8 @@
  * Where huge pages are not available, madvise fails and the mapping simply
  * stays made of small pages.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -25,26 +27,64 @@
 
 #define CS_ENG_WS_HUGE ((size_t)2 << 20)
 
-static void *cs_eng_ws_buf;
-static size_t cs_eng_ws_size;
-static void *cs_eng_ws_map;     /* the mapping, when mapped */
-static size_t cs_eng_ws_maplen;
+/* One thread's buffer.  RATIONALE: threads that call concurrently (an
+ * application under MPI_THREAD_MULTIPLE) must not share it; each gets its
+ * own on first use, freed when the thread ends (the key's destructor) or
+ * by cs_eng_workspace_release(). */
+typedef struct {
+    void *buf;
+    size_t size;
+    void *map;          /* the mapping, when mapped */
+    size_t maplen;
+} cs_eng_ws_t;
 
-static void ws_free(void)
+static pthread_key_t cs_eng_ws_key;
+static pthread_once_t cs_eng_ws_once = PTHREAD_ONCE_INIT;
+static atomic_llong cs_eng_ws_total; /* bytes of every thread's buffer */
+
+static void ws_free(cs_eng_ws_t *w)
 {
-    if (cs_eng_ws_map) {
-        munmap(cs_eng_ws_map, cs_eng_ws_maplen);
+    if (w->map) {
+        munmap(w->map, w->maplen);
     } else {
-        free(cs_eng_ws_buf);
+        free(w->buf);
     }
-    cs_eng_ws_buf = NULL;
-    cs_eng_ws_size = 0;
-    cs_eng_ws_map = NULL;
-    cs_eng_ws_maplen = 0;
+    atomic_fetch_sub(&cs_eng_ws_total, (long long)w->size);
+    w->buf = NULL;
+    w->size = 0;
+    w->map = NULL;
+    w->maplen = 0;
+}
+
+static void ws_destroy(void *p)
+{
+    ws_free(p);
+    free(p);
+}
+
+static void ws_key(void)
+{
+    (void)pthread_key_create(&cs_eng_ws_key, ws_destroy);
+}
+
+/* This thread's buffer record; NULL when create is 0 and it has none (or
+ * there is no memory for the record). */
+static cs_eng_ws_t *ws_mine(int create)
+{
+    pthread_once(&cs_eng_ws_once, ws_key);
+    cs_eng_ws_t *w = pthread_getspecific(cs_eng_ws_key);
+    if (!w && create) {
+        w = calloc(1, sizeof(*w));
+        if (w && pthread_setspecific(cs_eng_ws_key, w) != 0) {
+            free(w);
+            w = NULL;
+        }
+    }
+    return w;
 }
 
 /* want bytes on a huge-page boundary; 0 on failure. */
-static int ws_map(size_t want)
+static int ws_map(cs_eng_ws_t *w, size_t want)
 {
     size_t len = (want + CS_ENG_WS_HUGE - 1) / CS_ENG_WS_HUGE *
                  CS_ENG_WS_HUGE;
@@ -75,46 +115,62 @@ static int ws_map(size_t want)
     for (size_t o = 0; o < len; o += CS_ENG_WS_HUGE) {
         ((volatile char *)a)[o] = 0;
     }
-    cs_eng_ws_map = (void *)a;
-    cs_eng_ws_maplen = len;
-    cs_eng_ws_buf = (void *)a;
-    cs_eng_ws_size = len;
+    w->map = (void *)a;
+    w->maplen = len;
+    w->buf = (void *)a;
+    w->size = len;
+    atomic_fetch_add(&cs_eng_ws_total, (long long)len);
     return 1;
 }
 
 void *cs_eng_workspace_get(size_t bytes)
 {
-    if (bytes <= cs_eng_ws_size) {
-        return cs_eng_ws_buf;
+    cs_eng_ws_t *w = ws_mine(1);
+    if (!w) {
+        return NULL;
     }
-    ws_free();
+    if (bytes <= w->size) {
+        return w->buf;
+    }
+    ws_free(w);
     /* a little headroom so slowly growing calls do not realloc each time */
     size_t want = bytes + bytes / 8;
-    if (want >= CS_ENG_WS_HUGE && ws_map(want)) {
-        return cs_eng_ws_buf;
+    if (want >= CS_ENG_WS_HUGE && ws_map(w, want)) {
+        return w->buf;
     }
     void *p = NULL;
     if (posix_memalign(&p, 64, want) != 0) {
         return NULL;
     }
-    cs_eng_ws_buf = p;
-    cs_eng_ws_size = want;
+    w->buf = p;
+    w->size = want;
+    atomic_fetch_add(&cs_eng_ws_total, (long long)want);
     return p;
 }
 
 void cs_eng_workspace_release(void)
 {
-    ws_free();
+    cs_eng_ws_t *w = ws_mine(0);
+    if (w) {
+        ws_free(w);
+    }
 }
 
 void cs_eng_workspace_shrink(size_t keep)
 {
-    if (cs_eng_ws_size > keep) {
-        ws_free();
+    cs_eng_ws_t *w = ws_mine(0);
+    if (w && w->size > keep) {
+        ws_free(w);
     }
 }
 
 size_t cs_eng_workspace_size(void)
 {
-    return cs_eng_ws_size;
+    cs_eng_ws_t *w = ws_mine(0);
+    return w ? w->size : 0;
+}
+
+int64_t cs_eng_workspace_total(void)
+{
+    return (int64_t)atomic_load(&cs_eng_ws_total);
 }

@@ -129,6 +129,10 @@ int cs_shim_finalize_collective(void);
  */
 void cs_shim_init_once(void);
 
+/* 1 when MPI runs at MPI_THREAD_MULTIPLE (known after cs_shim_init_once):
+ * calls may then come from several threads at once.  Local. */
+int cs_shim_thread_multiple(void);
+
 /* Log an error and abort the whole job (MPI_Abort if MPI is up, else
  * abort()).  Never returns. */
 void cs_shim_fatal(const char *fmt, ...)

@@ -9,12 +9,14 @@
  * callback frees the duplicate with it.  One MPI_Comm_dup per grid, never
  * one per call.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "config/log.h"
 #include "shim/shim.h"
 
 static int cs_shim_dup_keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t cs_shim_dup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -33,9 +35,14 @@ cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p)
     if (sys == MPI_COMM_NULL) {
         return CS_ERR_MPI;
     }
-    if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID &&
+    /* local: threads racing to the first call make one keyval */
+    pthread_mutex_lock(&cs_shim_dup_lock);
+    if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID) {
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dup_delete,
-                               &cs_shim_dup_keyval, NULL) != MPI_SUCCESS) {
+                               &cs_shim_dup_keyval, NULL);
+    }
+    pthread_mutex_unlock(&cs_shim_dup_lock);
+    if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID) {
         return CS_ERR_MPI;
     }
     MPI_Comm *dup = NULL;

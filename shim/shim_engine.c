@@ -45,7 +45,12 @@ int cs_shim_eng_type(int routine)
 /* The engine's threshold for the shared send buffer (0: never). */
 static int64_t engine_shm_min(const cs_config_t *cfg)
 {
-    return cfg->shm == CS_CFG_SHM_OFF || cfg->shm_min < 0 ? 0
+    /* RATIONALE: one buffer per process, grown by a collective over the
+     * world: calls of several threads at once could neither share it nor
+     * grow it in the same order on every rank */
+    return cfg->shm == CS_CFG_SHM_OFF || cfg->shm_min < 0 ||
+                   cs_shim_thread_multiple()
+               ? 0
            : cfg->shm_min > 0                            ? cfg->shm_min
                                                          : 1;
 }
@@ -160,7 +165,7 @@ int cs_shim_shm_wish(const cs_eng_plan_t *plan, const cs_eng_exec_opts_t *opts,
     int64_t need =
         plan ? cs_eng_plan_shm_bytes(plan, opts->shm_min_bytes) : 0;
     *need_p = need;
-    if (need <= cs_eng_shm_size()) {
+    if (need <= cs_eng_shm_size() || cs_shim_thread_multiple()) {
         return 0;
     }
     /* growing is collective over the world: only in a call of all of it */

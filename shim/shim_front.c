@@ -14,6 +14,7 @@
  * calls are not recorded (they belong to the check, not the application).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,35 @@
 
 /* 1 while the real routine runs for a verification on this thread. */
 static __thread int cs_front_verifying;
+
+/* Below MPI_THREAD_MULTIPLE: the call in progress in this process (routine
+ * * CS_SHIM_NSPELL + spelling), -1 for none. */
+static atomic_int cs_front_active = -1;
+
+/* Below MPI_THREAD_MULTIPLE a second thread must not enter while a call
+ * runs: its MPI calls would break the thread level the program asked for,
+ * and the two calls would share what one call may use.  Stop, naming both. */
+static void enter_alone(const cs_shim_call_t *g)
+{
+    int mine = g->routine * CS_SHIM_NSPELL + g->spelling, other = -1;
+    if (atomic_compare_exchange_strong(&cs_front_active, &other, mine)) {
+        return;
+    }
+    char a[32], b[32];
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    cs_shim_called_name(g->routine, g->spelling, a, sizeof(a));
+    cs_shim_called_name(other / CS_SHIM_NSPELL, other % CS_SHIM_NSPELL, b,
+                        sizeof(b));
+    cs_shim_fatal("%s called on one thread while %s runs on another; MPI "
+                  "runs at thread level %s, which allows one MPI call at a "
+                  "time: initialise MPI with MPI_THREAD_MULTIPLE for "
+                  "concurrent calls on different contexts, or serialise them",
+                  a, b,
+                  level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                  : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                                 : "MPI_THREAD_SINGLE");
+}
 
 /* COSTA_SHIM_VERIFY: the saved local target of one call. */
 typedef struct {
@@ -244,6 +274,10 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
         return;
     }
     cs_shim_init_once();
+    int single = !cs_shim_thread_multiple();
+    if (single) {
+        enter_alone(g);
+    }
     cs_front_verify_t v = {NULL, 0};
     int saved = route(g, cfg, serve, arrive, &rec, &tr, &v);
     if (rec.path == CS_SHIM_PATH_FALLBACK &&
@@ -262,6 +296,9 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
         tr.verified = 1;
     }
     free(v.copy);
+    if (single) {
+        atomic_store(&cs_front_active, -1);
+    }
     cs_shim_depth--;
     cs_shim_stats_record_call(&rec, g, &tr);
     cs_shim_trace_call(cfg, &rec, &tr);

@@ -31,7 +31,8 @@ __thread int cs_shim_depth;
 int cs_shim_enabled = 1;
 
 static int cs_shim_rank = -1;
-static int cs_shim_initialised;
+/* The MPI thread level is MPI_THREAD_MULTIPLE (set by init_once). */
+static int cs_shim_multiple;
 static int cs_shim_self_keyval = MPI_KEYVAL_INVALID;
 /* 1 when every rank registered in MPI_Init, so the report may be
  * collective. */
@@ -133,18 +134,17 @@ static void init_inert(void)
     }
 }
 
-void cs_shim_init_once(void)
+static void init_once(void)
 {
-    if (cs_shim_initialised) {
-        return;
-    }
-    cs_shim_initialised = 1;
     const cs_config_t *cfg = cs_cfg_get();
     MPI_Comm_rank(MPI_COMM_WORLD, &cs_shim_rank);
     cs_log_set_rank(cs_shim_rank);
     cs_cfg_emit_warnings(cs_shim_rank);
     register_finalize();
     cs_shim_stats_mark_start();
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    cs_shim_multiple = level == MPI_THREAD_MULTIPLE;
     if (cfg->dump_config && cs_shim_rank == 0) {
         cs_cfg_dump(cfg, 2);
     }
@@ -157,6 +157,17 @@ void cs_shim_init_once(void)
                  CS_SHIM_VERSION, lib[0] ? lib : "(not found)");
         cs_log_line(2, line);
     }
+}
+
+void cs_shim_init_once(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
+}
+
+int cs_shim_thread_multiple(void)
+{
+    return cs_shim_multiple;
 }
 
 void cs_shim_init_inert(void)

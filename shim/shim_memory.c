@@ -23,8 +23,10 @@
  * quarter keeps the shim well below what the application itself holds,
  * on nodes the application fills to 80-90 %.
  *
- * One thread at a time (the calls are serialised; see docs/design.md).
+ * Thread-safe as far as the workspace and plan cache are (one of each per
+ * thread; the totals are atomic).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -67,22 +69,25 @@ int64_t cs_shim_mem_cap(void)
 }
 
 /* The most the shim held, transient plans included (for the report). */
-static int64_t cs_mem_peak;
+static atomic_llong cs_mem_peak;
 
 void cs_shim_mem_note(int64_t transient)
 {
-    int64_t now = cs_shim_mem_held() + transient;
-    cs_mem_peak = now > cs_mem_peak ? now : cs_mem_peak;
+    long long now = (long long)(cs_shim_mem_held() + transient);
+    long long was = atomic_load(&cs_mem_peak);
+    while (now > was &&
+           !atomic_compare_exchange_weak(&cs_mem_peak, &was, now)) {
+    }
 }
 
 int64_t cs_shim_mem_peak(void)
 {
-    return cs_mem_peak;
+    return (int64_t)atomic_load(&cs_mem_peak);
 }
 
 int64_t cs_shim_mem_held(void)
 {
-    return (int64_t)cs_eng_workspace_size() + cs_shim_plan_cache_bytes() +
+    return cs_eng_workspace_total() + cs_shim_plan_cache_bytes() +
            cs_eng_shm_size();
 }
 

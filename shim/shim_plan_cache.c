@@ -13,8 +13,13 @@
  * The plan refers to ranks of the call's communicator, never to context
  * handles or MPI_Comm values, so recycled BLACS handles cannot make it
  * stale.  Bounded: CS_SHIM_PLAN_CACHE entries, least recently used out.
- * Not locked: calls come from one thread at a time (docs/design.md).
+ * One cache per thread (threads calling at once under MPI_THREAD_MULTIPLE
+ * each keep their own; nothing is shared, nothing locked), freed when the
+ * thread ends; what all of them hold is counted atomically for the memory
+ * cap.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,10 +36,55 @@ typedef struct {
     int64_t extra[4];   /* leading dimensions and trapezoid */
     cs_eng_plan_t *plan;
     uint64_t used;      /* last use, for eviction */
+    int64_t bytes;      /* counted in cs_shim_plan_bytes */
 } cs_shim_plan_entry_t;
 
-static cs_shim_plan_entry_t cs_shim_plan_cache[CS_SHIM_PLAN_CACHE];
-static uint64_t cs_shim_plan_clock;
+typedef struct {
+    cs_shim_plan_entry_t e[CS_SHIM_PLAN_CACHE];
+    uint64_t clock;
+} cs_shim_plan_cache_t;
+
+static pthread_key_t cs_shim_plan_key;
+static pthread_once_t cs_shim_plan_once = PTHREAD_ONCE_INIT;
+static atomic_llong cs_shim_plan_bytes; /* every thread's cache */
+static void entry_free(cs_shim_plan_entry_t *e);
+
+static void cache_destroy(void *p)
+{
+    cs_shim_plan_cache_t *c = p;
+    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
+        entry_free(&c->e[i]);
+    }
+    free(c);
+}
+
+static void cache_key(void)
+{
+    (void)pthread_key_create(&cs_shim_plan_key, cache_destroy);
+}
+
+/* This thread's cache (created on first use); NULL without memory. */
+static cs_shim_plan_cache_t *cache_mine(void)
+{
+    pthread_once(&cs_shim_plan_once, cache_key);
+    cs_shim_plan_cache_t *c = pthread_getspecific(cs_shim_plan_key);
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        if (c && pthread_setspecific(cs_shim_plan_key, c) != 0) {
+            free(c);
+            c = NULL;
+        }
+    }
+    return c;
+}
+
+/* Bytes an entry holds. */
+static int64_t entry_bytes(const cs_shim_plan_entry_t *e)
+{
+    return e->plan ? cs_eng_plan_heap_bytes(e->plan) +
+                         (int64_t)e->n * (int64_t)sizeof(int)
+                   : 0;
+}
 
 static int matches(const cs_shim_plan_entry_t *e, const int *tab, int n,
                    int me, const int64_t extra[4])
@@ -47,10 +97,11 @@ static int matches(const cs_shim_plan_entry_t *e, const int *tab, int n,
 cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
                                       const int64_t extra[4])
 {
-    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+    cs_shim_plan_cache_t *c = cache_mine();
+    for (int i = 0; c && i < CS_SHIM_PLAN_CACHE; i++) {
+        cs_shim_plan_entry_t *e = &c->e[i];
         if (matches(e, tab, n, me, extra)) {
-            e->used = ++cs_shim_plan_clock;
+            e->used = ++c->clock;
             return e->plan;
         }
     }
@@ -59,6 +110,7 @@ cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
 
 static void entry_free(cs_shim_plan_entry_t *e)
 {
+    atomic_fetch_sub(&cs_shim_plan_bytes, (long long)e->bytes);
     cs_eng_plan_destroy(e->plan);
     free(e->tab);
     memset(e, 0, sizeof(*e));
@@ -67,7 +119,8 @@ static void entry_free(cs_shim_plan_entry_t *e)
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
                            const int64_t extra[4], cs_eng_plan_t *plan)
 {
-    if (n > CS_SHIM_PLAN_CACHE_MAX_INTS) {
+    cs_shim_plan_cache_t *c = cache_mine();
+    if (!c || n > CS_SHIM_PLAN_CACHE_MAX_INTS) {
         return 0;
     }
     int *copy = malloc((size_t)n * sizeof(int));
@@ -75,9 +128,9 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
         return 0;
     }
     memcpy(copy, tab, (size_t)n * sizeof(int));
-    cs_shim_plan_entry_t *victim = &cs_shim_plan_cache[0];
+    cs_shim_plan_entry_t *victim = &c->e[0];
     for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+        cs_shim_plan_entry_t *e = &c->e[i];
         if (!e->plan) {
             victim = e;
             break;
@@ -93,28 +146,23 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));
     victim->plan = plan;
-    victim->used = ++cs_shim_plan_clock;
+    victim->used = ++c->clock;
+    victim->bytes = entry_bytes(victim);
+    atomic_fetch_add(&cs_shim_plan_bytes, (long long)victim->bytes);
     return 1;
 }
 
 int64_t cs_shim_plan_cache_bytes(void)
 {
-    int64_t b = 0;
-    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        const cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
-        if (e->plan) {
-            b += cs_eng_plan_heap_bytes(e->plan) +
-                 (int64_t)e->n * (int64_t)sizeof(int);
-        }
-    }
-    return b;
+    return (int64_t)atomic_load(&cs_shim_plan_bytes);
 }
 
 int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep)
 {
+    cs_shim_plan_cache_t *c = cache_mine();
     cs_shim_plan_entry_t *victim = NULL;
-    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+    for (int i = 0; c && i < CS_SHIM_PLAN_CACHE; i++) {
+        cs_shim_plan_entry_t *e = &c->e[i];
         if (e->plan && e->plan != keep &&
             (!victim || e->used < victim->used)) {
             victim = e;
@@ -129,17 +177,19 @@ int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep)
 
 void cs_shim_plan_cache_clear(void)
 {
-    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        entry_free(&cs_shim_plan_cache[i]);
+    cs_shim_plan_cache_t *c = cache_mine();
+    for (int i = 0; c && i < CS_SHIM_PLAN_CACHE; i++) {
+        entry_free(&c->e[i]);
     }
 }
 
 const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
                                     uint64_t *hash_p)
 {
+    const cs_shim_plan_cache_t *c = cache_mine();
     const cs_shim_plan_entry_t *best = NULL;
-    for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
-        const cs_shim_plan_entry_t *e = &cs_shim_plan_cache[i];
+    for (int i = 0; c && i < CS_SHIM_PLAN_CACHE; i++) {
+        const cs_shim_plan_entry_t *e = &c->e[i];
         if (e->plan && e->n == n && e->me == me &&
             ((int64_t)me + 1) * nrow <= n &&
             !memcmp(e->tab + (int64_t)me * nrow, row,

@@ -11,13 +11,14 @@
  */
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config/log.h"
 #include "shim/shim_trace.h"
 
-static long cs_shim_trace_seq;
+static atomic_long cs_shim_trace_seq;
 
 void cs_shim_caller_str(const void *addr, char *buf, size_t len)
 {
@@ -127,7 +128,7 @@ static void app_args(char *line, size_t len, size_t *pos,
 void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
                         const cs_shim_trace_t *tr)
 {
-    long seq = ++cs_shim_trace_seq;
+    long seq = atomic_fetch_add(&cs_shim_trace_seq, 1) + 1;
     int rank = cs_shim_world_rank();
     if (cfg->verbose < 1 || !cs_cfg_rank_logs(cfg, rank)) {
         return;
