@@ -68,14 +68,28 @@ WARN    := -Wall -Wextra -Werror -Wshadow
 # -fcx-fortran-rules: complex products as Fortran computes them (no NaN
 # recovery step, which C99 Annex G would add).
 CFLAGS  ?= $(OPTFLAGS_$(BUILD)) -g
+# SAN=address,undefined: the library (and the unit and engine tests built
+# from its objects) instrumented, in a tree and under a name of their own;
+# MPI, ScaLAPACK and the ScaLAPACK test programs stay as they are.
+SAN ?=
+SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined)
+SANSUFFIX := $(if $(SAN),-san)
+# The ASan runtime, which the checks preload in front of the library.
+SAN_RT = $(if $(findstring address,$(SAN)),$(realpath $(shell $(MPICC) \
+         -print-file-name=libasan.so)))
+# make check also runs this slice of the suite under these sanitizers (the
+# whole suite under them in make check-full).
+SAN_CHECK := address,undefined
+SAN_SLICE := 10_ 12_ 13_ 14_ 30_ 35_ 39_ 41_ 42_ 52_verify
 LIB_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
-              -ffp-contract=off -fcx-fortran-rules $(OMPFLAGS) -I. $(CFLAGS)
+              -ffp-contract=off -fcx-fortran-rules $(OMPFLAGS) -I. $(CFLAGS) $(SANFLAGS)
 LIB_LDFLAGS := -shared -Wl,--version-script=shim/exports.map \
-               -Wl,--as-needed -Wl,-z,defs $(OMPFLAGS)
+               -Wl,--as-needed -Wl,-z,defs $(OMPFLAGS) $(SANFLAGS)
 LIB_LIBS := -ldl -lpthread -lm
 
-B := build/$(MPI)-$(BUILD)
-LIB := $(LIBNAME_$(MPI))
+B := build/$(MPI)-$(BUILD)$(SANSUFFIX)
+LIB := $(patsubst %.so,%$(SANSUFFIX).so,$(LIBNAME_$(MPI)))
 
 LIB_SRCS := $(wildcard shim/*.c engine/*.c relabel/*.c config/*.c)
 LIB_OBJS := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
@@ -129,7 +143,8 @@ CHECK_ENV = CS_MPI="$(MPI)" CS_SHIM="$(CURDIR)/$(LIB)" \
             MPIEXEC="$(CHECK_MPIEXEC_$(MPI))" CS_MPIEXEC_REAL="$(MPIEXEC)" \
             BUILD_DIR="$(B)" PYTHON="$(PYTHON)" \
             CS_OTHER_MPI="$(OTHER)" \
-            CS_OTHER_BUILD_DIR="$(CURDIR)/build/$(OTHER)-$(BUILD)" \
+            CS_OTHER_BUILD_DIR="$(CURDIR)/build/$(OTHER)-$(BUILD)$(SANSUFFIX)" \
+            CS_SAN="$(SAN)" CS_SAN_RT="$(SAN_RT)" \
             CS_OTHER_MPIEXEC="$(CHECK_MPIEXEC_$(OTHER))" \
             CS_OTHER_MPIEXEC_REAL="$(MPIEXEC_$(OTHER))" \
             CS_OPENMPI_MPIEXEC="$(MPIEXEC_openmpi)"
@@ -145,20 +160,30 @@ build-all:
 	    $(MAKE) --no-print-directory MPI=$$m lib test_apps || exit 1; \
 	done
 
+# Without SAN both also run the suite (check: its slice SAN_SLICE) with the
+# library built under SAN_CHECK, in its own trees (build/*-san, *-san.so).
 check: deps build-all
 	$(Q)st=0; for m in $(CHECK_MPIS); do \
 	    $(MAKE) --no-print-directory MPI=$$m check-one || st=1; \
-	done; exit $$st
+	done; \
+	if [ -z "$(SAN)" ]; then \
+	    $(MAKE) --no-print-directory SAN=$(SAN_CHECK) \
+	        CS_CHECK_ONLY="$(SAN_SLICE)" check || st=1; \
+	fi; exit $$st
 
 check-full: deps build-all
 	$(Q)st=0; for m in $(CHECK_MPIS); do \
 	    $(MAKE) --no-print-directory MPI=$$m CS_CHECK_FULL=1 check-one || \
 	    st=1; \
-	done; exit $$st
+	done; \
+	if [ -z "$(SAN)" ]; then \
+	    $(MAKE) --no-print-directory SAN=$(SAN_CHECK) check-full || st=1; \
+	fi; exit $$st
 
 check-one: $(LIB) test_apps
-	@echo "== make check, MPI flavour $(MPI) ($(LIB), $(MPIEXEC))"
-	$(Q)$(CHECK_ENV) CS_CHECK_FULL="$(CS_CHECK_FULL)" test_apps/run_checks.sh
+	@echo "== make check, MPI flavour $(MPI) ($(LIB), $(MPIEXEC))$(if $(SAN), under $(SAN)$(if $(CS_CHECK_ONLY),: $(CS_CHECK_ONLY)))"
+	$(Q)$(CHECK_ENV) CS_CHECK_FULL="$(CS_CHECK_FULL)" \
+	    CS_CHECK_ONLY="$(CS_CHECK_ONLY)" test_apps/run_checks.sh
 
 # Real applications (CP2K, NWChem, ...): both builds, the applications
 # from Debian (scripts/install-deps.sh --apps), identical results required.
@@ -230,7 +255,8 @@ showconfig:
 	@for m in $(MPIS); do [ "$$m" = "$(MPI)" ] || echo "other flavour  : $$m ($(MAKE) MPI=$$m showconfig)"; done
 
 clean:
-	rm -rf build $(foreach m,$(MPIS),$(LIBNAME_$(m)))
+	rm -rf build $(foreach m,$(MPIS),$(LIBNAME_$(m)) \
+	    $(patsubst %.so,%-san.so,$(LIBNAME_$(m))))
 
 distclean: clean
 	rm -rf test_apps/out bench_out

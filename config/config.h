@@ -89,6 +89,8 @@ typedef struct cs_config {
     int overlap;                 /* COSTA_SHIM_OVERLAP (bool) */
     int64_t max_memory;          /* COSTA_SHIM_MAX_MEMORY bytes, -1 = inf,
                                   * CS_CFG_SIZE_WORD = auto */
+    int64_t workspace;           /* COSTA_SHIM_WORKSPACE bytes, -1 = inf,
+                                  * CS_CFG_SIZE_WORD = auto */
     cs_cfg_shm_t shm;            /* COSTA_SHIM_SHM */
     int64_t shm_min;             /* COSTA_SHIM_SHM_MIN bytes, -1 = inf */
     cs_cfg_relabel_t relabel;    /* COSTA_SHIM_RELABEL */

@@ -62,6 +62,16 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "before allocating, reason `memory`.  `auto`: a quarter of the node's "
      "memory divided by the ranks on the node (docs/user-guide.md, "
      "Memory)"},
+    {"COSTA_SHIM_WORKSPACE", "auto", NULL, CS_CFG_T_SIZE, CS_OFF(workspace),
+     cs_auto_words, 1, INT64_MAX,
+     "`auto`, `inf` or bytes >= 1, optional suffix `k`, `M`, `G`, `T` "
+     "(powers of 1024, `B`/`iB` may follow)",
+     "bound on one call's send and receive buffers per rank: a call that "
+     "could need more is cut into panels of whole target columns (or "
+     "rows), run one after the other through the same buffer, with the "
+     "same results.  `auto`: the larger of 64 MiB and an eighth of what "
+     "the busiest rank sends plus receives; `inf`: never cut.  Must be the "
+     "same on every rank"},
     {"COSTA_SHIM_SHM", "auto", NULL, CS_CFG_T_ENUM, CS_OFF(shm), cs_shm_words,
      0, 0, "`off`, `auto`, `eager`",
      "shared-memory send buffer for processes on the same node (created "

@@ -421,7 +421,8 @@ static int cs_parse_value(const cs_cfg_row_t *row, const char *raw,
         else if (row->type == CS_CFG_T_SIZE && row->words != NULL &&
                  strcasecmp(s, row->words[0]) == 0)
             v64 = CS_CFG_SIZE_WORD;
-        else if (cs_parse_scaled(s, row->type == CS_CFG_T_SIZE, &v64) != 0)
+        else if (cs_parse_scaled(s, row->type == CS_CFG_T_SIZE, &v64) != 0 ||
+                 v64 < row->min)
             return -1;
         *(int64_t *)cs_field(cfg, row) = v64;
         return 0;
@@ -474,9 +475,10 @@ static void cs_expect_text(const cs_cfg_row_t *row, char *buf, size_t len)
                  "an integer >= 0 with optional k/M/G suffix");
         return;
     case CS_CFG_T_SIZE:
-        snprintf(buf, len, "%s%sinf or a byte count >= 0 with optional "
+        snprintf(buf, len, "%s%sinf or a byte count >= %lld with optional "
                            "k/M/G/T suffix",
-                 row->words ? row->words[0] : "", row->words ? ", " : "");
+                 row->words ? row->words[0] : "", row->words ? ", " : "",
+                 (long long)row->min);
         return;
     case CS_CFG_T_ENUM:
         n = (size_t)snprintf(buf, len, "one of");

@@ -219,7 +219,39 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                const cs_eng_op_t *op, int me,
                                cs_eng_plan_t **plan_p);
 
-/* Bytes of send plus receive buffers the plan needs on this rank. */
+/* ws_max of cs_eng_plan_create_bounded(): the larger of
+ * CS_ENG_WS_AUTO_MIN and an eighth of what the busiest rank sends plus
+ * receives. */
+#define CS_ENG_WS_AUTO ((int64_t)-1)
+#define CS_ENG_WS_AUTO_MIN ((int64_t)64 << 20)
+/* Most panels one plan is cut into (a tighter bound is not honoured). */
+#define CS_ENG_PANELS_MAX 1024
+
+/*
+ * cs_eng_plan_create() with a bound on the workspace: when some rank could
+ * need more than ws_max bytes of send plus receive buffers (bytes it sends
+ * plus bytes it receives, an upper bound computed from global information
+ * alone), the operation is cut into panels, ranges of whole target
+ * columns (rows when m > n), each planned on its own and executed one
+ * after the other through the same workspace, so that no panel needs more
+ * than ws_max on any rank (unless one column or row alone does, or
+ * CS_ENG_PANELS_MAX panels are not enough).  ws_max: bytes > 0,
+ * CS_ENG_WS_AUTO, or 0 for no bound.  The cut depends only on the
+ * layouts' global parts, op and ws_max, so every rank cuts alike (ws_max
+ * must be the same on every rank).  Results are those of the uncut plan,
+ * bit for bit.  Local, like cs_eng_plan_create().
+ */
+cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
+                                       const cs_eng_layout_t *b,
+                                       const cs_eng_op_t *op, int me,
+                                       int64_t ws_max,
+                                       cs_eng_plan_t **plan_p);
+
+/* Panels of the plan (1 when it is not cut).  Local. */
+int cs_eng_plan_panels(const cs_eng_plan_t *plan);
+
+/* Bytes of send plus receive buffers the plan needs on this rank (of a cut
+ * plan, its largest panel's: the panels reuse one workspace). */
 int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan);
 
 /* Bytes this rank sends to / receives from other ranks, and keeps local. */

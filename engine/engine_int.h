@@ -135,6 +135,9 @@ typedef struct {
     int a1, b0, b1;  /* alpha = 1, beta = 0, beta = 1 (for CS_XM_TRADD) */
     int64_t halo_kb; /* p?tradd: panel width, 0 = no halo */
     int64_t halo_mn; /* p?tradd: min(m, n) */
+    /* the first target row and column of this operation inside the one
+     * whose halo it is (a panel of a cut plan, panels.c); 0 otherwise */
+    int64_t halo_i0, halo_j0;
     int stream;      /* plain copies may use non-temporal stores */
     int add_zero;    /* then d = d + 0 on every element written */
 } cs_eng_xform_t;
@@ -180,7 +183,8 @@ static inline void cs_eng_mask_rows(const cs_eng_xform_t *x, int64_t i0,
 static inline void cs_eng_halo_rows(const cs_eng_xform_t *x, int64_t i0,
                                     int64_t j, int64_t *lo_p, int64_t *hi_p)
 {
-    int64_t lo = 0, hi = 0; /* target rows */
+    int64_t lo = 0, hi = 0; /* target rows of the whole operation */
+    j += x->halo_j0;
     if (j < x->halo_mn) {
         int64_t b0 = j / x->halo_kb * x->halo_kb;
         int64_t b1 = b0 + x->halo_kb < x->halo_mn ? b0 + x->halo_kb
@@ -193,8 +197,8 @@ static inline void cs_eng_halo_rows(const cs_eng_xform_t *x, int64_t i0,
             hi = j;
         }
     }
-    lo -= i0;
-    hi -= i0;
+    lo -= i0 + x->halo_i0;
+    hi -= i0 + x->halo_i0;
     *lo_p = lo > *lo_p ? lo : *lo_p;
     *hi_p = hi < *hi_p ? hi : *hi_p;
     if (*hi_p < *lo_p) {
@@ -305,6 +309,11 @@ struct cs_eng_plan {
     MPI_Status *statuses;   /* MPI_Testsome output (receive requests) */
     MPI_Request *done_reqs; /* shared-buffer acknowledgements */
     int64_t *sig;           /* per send peer: shared-buffer signal */
+    /* a cut plan (panels.c): npanel > 0 plans of consecutive ranges of
+     * target columns or rows, executed in turn; the fields above are
+     * then unused but for op and me */
+    int npanel;
+    struct cs_eng_plan **panel;
 };
 
 /* Cut every package of the plan into messages (send_msg, recv_msg, the

@@ -431,14 +431,29 @@ static int64_t request_bytes(const cs_eng_plan_t *plan, int64_t nreq)
            npeer * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t));
 }
 
+/* Bytes of request arrays that reserving plan (every panel of a cut
+ * one) would allocate. */
+static int64_t requests_need(const cs_eng_plan_t *plan,
+                             const cs_eng_exec_opts_t *opts)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < plan->npanel; i++) {
+        bytes += requests_need(plan->panel[i], opts);
+    }
+    if (plan->npanel > 0) {
+        return bytes;
+    }
+    int64_t nreq = plan_requests(plan, max_msg(opts));
+    return !plan->reqs || nreq > plan->nreq_cap ? request_bytes(plan, nreq)
+                                                : 0;
+}
+
 int64_t cs_eng_plan_reserve_bytes(const cs_eng_plan_t *plan,
                                   const cs_eng_exec_opts_t *opts)
 {
-    int64_t nreq = plan_requests(plan, max_msg(opts)), bytes = 0;
-    if (!plan->reqs || nreq > plan->nreq_cap) {
-        bytes += request_bytes(plan, nreq);
-    }
-    int64_t ws = plan->send_ws + plan->recv_ws;
+    int64_t bytes = requests_need(plan, opts);
+    /* the panels of a cut plan take turns in one workspace */
+    int64_t ws = cs_eng_plan_workspace_bytes(plan);
     int64_t held = (int64_t)cs_eng_workspace_size();
     if (ws > held) {
         bytes += ws + ws / 8; /* cs_eng_workspace_get's headroom */
@@ -451,9 +466,32 @@ int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan)
     return plan->reqs ? request_bytes(plan, plan->nreq_cap) : 0;
 }
 
+/* cs_eng_plan_reserve() of a cut plan: every panel (the largest first,
+ * so that the workspace is grown once). */
+static cs_status_t reserve_panels(cs_eng_plan_t *plan,
+                                  const cs_eng_exec_opts_t *opts)
+{
+    int64_t ws = cs_eng_plan_workspace_bytes(plan);
+    if (ws > 0 && !cs_eng_workspace_get((size_t)ws)) {
+        return CS_ERR_NOMEM;
+    }
+    for (int i = 0; i < plan->npanel; i++) {
+        cs_status_t st = cs_eng_plan_reserve(plan->panel[i], opts);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
+    plan->reserved = 1;
+    plan->chunk = max_msg(opts);
+    return CS_OK;
+}
+
 cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
                                 const cs_eng_exec_opts_t *opts)
 {
+    if (plan->npanel > 0) {
+        return reserve_panels(plan, opts);
+    }
     int64_t chunk = max_msg(opts);
     int64_t nreq = plan_requests(plan, chunk);
     if (nreq > INT32_MAX) {
@@ -495,11 +533,51 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
     return CS_OK;
 }
 
+/* cs_eng_plan_execute() of a cut plan: its panels in turn, statistics
+ * summed. */
+static cs_status_t execute_panels(cs_eng_plan_t *plan, const void *a_base,
+                                  void *b_base, MPI_Comm comm,
+                                  const cs_eng_exec_opts_t *opts,
+                                  cs_eng_stats_t *stats_p)
+{
+    if (!plan->reserved || plan->chunk != max_msg(opts)) {
+        cs_status_t st = reserve_panels(plan, opts);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
+    cs_eng_stats_t sum = {0};
+    for (int i = 0; i < plan->npanel; i++) {
+        cs_eng_stats_t v = {0};
+        cs_status_t st = cs_eng_plan_execute(plan->panel[i], a_base, b_base,
+                                             comm, opts, &v);
+        if (st != CS_OK) {
+            /* cannot happen: every panel was reserved above */
+            cs_log_error("panel %d of %d could not be executed (%s)", i,
+                         plan->npanel, cs_status_str(st));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        sum.bytes_sent += v.bytes_sent;
+        sum.bytes_recv += v.bytes_recv;
+        sum.bytes_self += v.bytes_self;
+        sum.msgs_sent += v.msgs_sent;
+        sum.msgs_recv += v.msgs_recv;
+        sum.threads = v.threads;
+    }
+    if (stats_p) {
+        *stats_p = sum;
+    }
+    return CS_OK;
+}
+
 cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                                 void *b_base, MPI_Comm comm,
                                 const cs_eng_exec_opts_t *opts,
                                 cs_eng_stats_t *stats_p)
 {
+    if (plan->npanel > 0) {
+        return execute_panels(plan, a_base, b_base, comm, opts, stats_p);
+    }
     int threads = opts && opts->threads > 1 ? opts->threads : 1;
 #ifdef _OPENMP
     if (omp_in_parallel()) {
@@ -660,6 +738,14 @@ int64_t cs_eng_plan_shm_bytes(const cs_eng_plan_t *plan, int64_t min_bytes)
     min_bytes = shm_threshold(min_bytes);
     if (min_bytes <= 0) {
         return 0;
+    }
+    int64_t most = 0;
+    for (int i = 0; i < plan->npanel; i++) {
+        int64_t b = cs_eng_plan_shm_bytes(plan->panel[i], min_bytes);
+        most = b > most ? b : most;
+    }
+    if (plan->npanel > 0) {
+        return most;
     }
     for (int p = 0; p < plan->nsend; p++) {
         if (shm_message(plan, &plan->send[p], plan->send_msg, min_bytes,

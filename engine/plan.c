@@ -478,7 +478,12 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
 
 int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan)
 {
-    return plan->send_ws + plan->recv_ws;
+    int64_t most = plan->send_ws + plan->recv_ws;
+    for (int i = 0; i < plan->npanel; i++) {
+        int64_t w = cs_eng_plan_workspace_bytes(plan->panel[i]);
+        most = w > most ? w : most;
+    }
+    return most;
 }
 
 static int64_t overlay_bytes(const cs_eng_overlay_t *ov)
@@ -502,7 +507,11 @@ int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan)
         combos += plan->recv[p].count;
         msgs += plan->recv[p].msg_count;
     }
-    return (int64_t)sizeof(*plan) + overlay_bytes(&plan->rows) +
+    int64_t panels = plan->npanel * (int64_t)sizeof(*plan->panel);
+    for (int i = 0; i < plan->npanel; i++) {
+        panels += cs_eng_plan_heap_bytes(plan->panel[i]);
+    }
+    return panels + (int64_t)sizeof(*plan) + overlay_bytes(&plan->rows) +
            overlay_bytes(&plan->cols) +
            ((int64_t)plan->nsend + plan->nrecv + 2) *
                (int64_t)(sizeof(cs_eng_peer_t) + sizeof(int)) +
@@ -517,6 +526,13 @@ void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
     *sent_p = plan->send_bytes;
     *recv_p = plan->recv_bytes;
     *self_p = plan->self_bytes;
+    for (int i = 0; i < plan->npanel; i++) {
+        int64_t s, r, l;
+        cs_eng_plan_volume(plan->panel[i], &s, &r, &l);
+        *sent_p += s;
+        *recv_p += r;
+        *self_p += l;
+    }
 }
 
 void cs_eng_plan_destroy(cs_eng_plan_t *plan)
@@ -524,6 +540,10 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     if (!plan) {
         return;
     }
+    for (int i = 0; i < plan->npanel; i++) {
+        cs_eng_plan_destroy(plan->panel[i]);
+    }
+    free(plan->panel);
     cs_eng_overlay_free(&plan->rows);
     cs_eng_overlay_free(&plan->cols);
     free(plan->send);
@@ -544,22 +564,49 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan);
 }
 
-void cs_eng_plan_describe(const cs_eng_plan_t *plan, char *buf, size_t len)
+/* What cs_eng_plan_describe() prints, summed over a cut plan's panels
+ * (peers: the most of any panel). */
+typedef struct {
+    int send_peers, recv_peers;
+    int64_t send, recv, self, sblk, rblk, lblk, rseg, rgrp, cseg, cgrp;
+} describe_t;
+
+static void describe_add(const cs_eng_plan_t *plan, describe_t *d)
 {
-    int64_t sblk = 0, rblk = 0;
+    for (int i = 0; i < plan->npanel; i++) {
+        describe_add(plan->panel[i], d);
+    }
     for (int p = 0; p < plan->nsend; p++) {
-        sblk += plan->send[p].count;
+        d->sblk += plan->send[p].count;
     }
     for (int p = 0; p < plan->nrecv; p++) {
-        rblk += plan->recv[p].count;
+        d->rblk += plan->recv[p].count;
     }
+    d->send_peers = plan->nsend > d->send_peers ? plan->nsend : d->send_peers;
+    d->recv_peers = plan->nrecv > d->recv_peers ? plan->nrecv : d->recv_peers;
+    d->send += plan->send_bytes;
+    d->recv += plan->recv_bytes;
+    d->self += plan->self_bytes;
+    d->lblk += plan->nlocal;
+    d->rseg += plan->rows.nseg;
+    d->rgrp += plan->rows.ngroup;
+    d->cseg += plan->cols.nseg;
+    d->cgrp += plan->cols.ngroup;
+}
+
+void cs_eng_plan_describe(const cs_eng_plan_t *plan, char *buf, size_t len)
+{
+    describe_t d = {0};
+    describe_add(plan, &d);
     snprintf(buf, len,
              "send_peers:%d send:%.2fMB send_blocks:%lld recv_peers:%d "
              "recv:%.2fMB recv_blocks:%lld local_blocks:%lld self:%.2fMB "
-             "row_segs:%lld row_groups:%lld col_segs:%lld col_groups:%lld",
-             plan->nsend, (double)plan->send_bytes * 1e-6, (long long)sblk,
-             plan->nrecv, (double)plan->recv_bytes * 1e-6, (long long)rblk,
-             (long long)plan->nlocal, (double)plan->self_bytes * 1e-6,
-             (long long)plan->rows.nseg, (long long)plan->rows.ngroup,
-             (long long)plan->cols.nseg, (long long)plan->cols.ngroup);
+             "row_segs:%lld row_groups:%lld col_segs:%lld col_groups:%lld "
+             "panels:%d ws:%.2fMB",
+             d.send_peers, (double)d.send * 1e-6, (long long)d.sblk,
+             d.recv_peers, (double)d.recv * 1e-6, (long long)d.rblk,
+             (long long)d.lblk, (double)d.self * 1e-6, (long long)d.rseg,
+             (long long)d.rgrp, (long long)d.cseg, (long long)d.cgrp,
+             cs_eng_plan_panels(plan),
+             (double)cs_eng_plan_workspace_bytes(plan) * 1e-6);
 }

@@ -69,8 +69,9 @@ def read_rows(paths, notes=None):
                         r[k] = float(r[k])
                     r["size"] = int(r["size"])
                     # newer than the baseline file: may be missing
-                    r["mpi_floor_ms"] = float(r["mpi_floor_ms"]) \
-                        if r.get("mpi_floor_ms") else None
+                    for k in ("mpi_floor_ms", "native_mem_mb", "shim_mem_mb",
+                              "shim_held_mb"):
+                        r[k] = float(r[k]) if r.get(k) else None
                     r["ok"] = int(r["ok"])
                 except (KeyError, ValueError) as e:
                     sys.exit(f"bench_report.py: {path}: bad row ({e})")
@@ -168,7 +169,8 @@ def targets(an):
 def table(an):
     head = ["case", "description", "native ms", "shim ms", "shim/native",
             "floor %", "copy floor %", "1st call ms", "1st/median",
-            "native 1st/median", "prev copy floor %", "check"]
+            "native 1st/median", "native MiB", "shim MiB", "held MiB",
+            "prev copy floor %", "check"]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join("---" for _ in head) + "|"]
     for a in an:
@@ -181,6 +183,8 @@ def table(an):
             fmt(a["shim_first_ms"] or None), fmt(a["first"], 2),
             fmt(a["native_first_ms"] / a["native_ms"]
                 if a["native_ms"] > 0 else None, 2),
+            fmt(a["native_mem_mb"], 1), fmt(a["shim_mem_mb"], 1),
+            fmt(a["shim_held_mb"], 1),
             "-" if a["prev"] is None else f"{100 * a['prev']:.0f}",
             "ok" if a["ok"] else "FAIL"]) + " |")
     return lines
@@ -314,6 +318,14 @@ def main():
               "too: *native 1st/median*; on a virtual machine also the "
               "first access to each page of A, B and the buffers from "
               "each address space, see docs/design.md, First calls).  "
+              "*native MiB*, *shim MiB*: the most one call of the case "
+              "raised a rank's resident memory (VmHWM, reset before each "
+              "call) above the size before it, for the shim with what it "
+              "holds between calls (workspace, cached plans) counted in; "
+              "*held MiB*: the most the shim held after a call of the "
+              "case, since COSTA_SHIM_WORKSPACE (default: the larger of "
+              "64 MiB and an eighth of what the busiest rank moves) "
+              "bounds one call's buffers.  "
               "*prev copy floor %*: the copy-floor "
               "fraction of the previous release, measured with its "
               "library and the same benchmark programs "

@@ -93,7 +93,12 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
     cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
                                engine_shm_min(cfg)};
     cs_eng_plan_t *plan = NULL;
-    cs_status_t st = cs_eng_plan_create(la, lb, op, me, &plan);
+    /* COSTA_SHIM_WORKSPACE: inf is the engine's 0 (no bound) */
+    int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
+                     : cfg->workspace < 0               ? 0
+                                                        : cfg->workspace;
+    cs_status_t st =
+        cs_eng_plan_create_bounded(la, lb, op, me, ws_max, &plan);
     int local = st == CS_OK ? reserve(plan, 0, cfg, &opts, &st) : 2;
     int rank = cs_shim_world_rank();
     if (st == CS_OK && cfg->verbose >= 2 && cs_cfg_rank_logs(cfg, rank)) {

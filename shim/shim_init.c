@@ -189,6 +189,15 @@ CS_EXPORT int costa_shim_set_enabled(int on)
     return old;
 }
 
+/* Deliberate hook for benchmarks: the bytes the shim holds now between
+ * calls (engine workspaces, cached plans, the shared send buffer), what
+ * COSTA_SHIM_MAX_MEMORY caps.  Thread-safe. */
+CS_EXPORT long long costa_shim_memory_held(void);
+CS_EXPORT long long costa_shim_memory_held(void)
+{
+    return (long long)cs_shim_mem_held();
+}
+
 /* Version string, exported so tools can identify the library. */
 CS_EXPORT const char *costa_shim_version(void);
 CS_EXPORT const char *costa_shim_version(void)

@@ -128,6 +128,20 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
         return 0;
     }
     memcpy(copy, tab, (size_t)n * sizeof(int));
+    /* RATIONALE: the call was admitted under COSTA_SHIM_MAX_MEMORY with
+     * its plan (cs_shim_mem_admit), not with the copy of its table that
+     * the cache keeps too: make room for both, or leave the plan out (the
+     * call then frees it) */
+    int64_t cap = cs_shim_mem_cap();
+    int64_t add = cs_eng_plan_heap_bytes(plan) +
+                  (int64_t)n * (int64_t)sizeof(int);
+    while (cap >= 0 && cs_shim_mem_held() + add > cap &&
+           cs_shim_plan_cache_evict(plan)) {
+    }
+    if (cap >= 0 && cs_shim_mem_held() + add > cap) {
+        free(copy);
+        return 0;
+    }
     cs_shim_plan_entry_t *victim = &c->e[0];
     for (int i = 0; i < CS_SHIM_PLAN_CACHE; i++) {
         cs_shim_plan_entry_t *e = &c->e[i];

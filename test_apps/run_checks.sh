@@ -6,8 +6,10 @@
 # Environment: CS_MPI (flavour: mpich, openmpi), CS_SHIM (the library),
 # MPIEXEC (the launcher the checks use), CS_MPIEXEC_REAL (the flavour's own
 # mpiexec), BUILD_DIR, PYTHON (all set by make check-one), CS_CHECK_FULL=1
-# for the long variants, CS_CHECK_ONLY=pattern to run a subset.  Outputs go
-# to test_apps/out/<flavour>/.
+# for the long variants, CS_CHECK_ONLY="pattern..." to run the checks whose
+# names contain one of the patterns; CS_SAN (the sanitizers the library was
+# built with) and CS_SAN_RT (the ASan runtime, when address is one) for
+# make check SAN=....  Outputs go to test_apps/out/<flavour>[-san]/.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -18,8 +20,15 @@ export CS_MPIEXEC_REAL="${CS_MPIEXEC_REAL:-$MPIEXEC}"
 export BUILD_DIR="$top/${BUILD_DIR:-build/$CS_MPI-release}"
 export PYTHON="${PYTHON:-python3}"
 export CS_SHIM="${CS_SHIM:-$top/libcosta_shim.so}"
-out="$top/test_apps/out/$CS_MPI"
+out="$top/test_apps/out/$CS_MPI${CS_SAN:+-san}"
 . "$here/lib/checks_lib.sh"
+# CS_PRELOAD is what the checks put in LD_PRELOAD to load the shim: under
+# SAN (make check SAN=...) the ASan runtime CS_SAN_RT first, as ASan needs
+# to be the first object of a process it watches.
+export CS_PRELOAD="${CS_SAN_RT:+$CS_SAN_RT:}$CS_SHIM"
+if [ -n "${CS_SAN:-}" ]; then
+    cs_san_env
+fi
 if [ "$CS_MPI" = openmpi ]; then
     cs_openmpi_env
 fi

@@ -43,12 +43,14 @@ $(T)/lib/%.o: test_apps/lib/%.c
 $(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) -o $@ $< $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ $< $(MOD_OBJS) \
+	    $(TLIB_OBJS) -lm -lpthread
 
 $(T)/mpi/%: test_apps/mpi/%.c $(MOD_OBJS) $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) -o $@ $< $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ $< $(MOD_OBJS) \
+	    $(TLIB_OBJS) -lm -lpthread
 
 $(T)/scalapack/%: test_apps/scalapack/%.c $(TLIB_OBJS)
 	@mkdir -p $(dir $@)

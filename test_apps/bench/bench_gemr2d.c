@@ -191,6 +191,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
 
     /* Verification, also the first (timed) call of both paths. */
     call_ctx_t cx = {c, &a, &bn, &bs, ctxt};
+    cs_bench_mem_start();
     res.native_first_ms = cs_bench_time_once(call_case, &cx, 0);
     long bad_native = check_gen(&bn, gb, c, fill), bad_shim = 0;
     if (have_shim) {
@@ -203,6 +204,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
     int warm = c->m * c->n < 1000000 ? 10 : 2;
     cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
                   &res.shim_ms);
+    cs_bench_mem_end(&res);
 
     /* Copy floor: read own part of sub(A) + write own part of sub(B). */
     int64_t loc = local_sub_elems(ga, c->ia, c->ja, c->m, c->n, c->blka) +

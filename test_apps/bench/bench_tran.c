@@ -361,6 +361,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     /* Verification from identical inputs, also the first (timed) call of
      * both paths. */
     call_ctx_t cx = {c, &a, &cn, &cs, ctxt};
+    cs_bench_mem_start();
     res.native_first_ms = cs_bench_time_once(call_case, &cx, 0);
     long bad_native = check_expected(&cn, g, c), bad_shim = 0;
     if (have_shim) {
@@ -375,6 +376,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     int warm = c->m * c->n < 1000000 ? 10 : 2;
     cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
                   &res.shim_ms);
+    cs_bench_mem_end(&res);
 
     /* Copy floor: read own part of sub(A) + write own part of sub(C)
      * (+ read it when beta != 0); the triangle only for pdtrmr2d_. */

@@ -48,7 +48,7 @@ for v in "${variants[@]}"; do
         read -r -a cmd <<< "${rest#*|}"
         o=$CS_OUT/$vname.$cname
         rc=0
-        timeout 60 env LD_PRELOAD="$CS_SHIM" "${venv[@]}" "${cmd[@]}" \
+        timeout 60 env LD_PRELOAD="$CS_PRELOAD" "${venv[@]}" "${cmd[@]}" \
             > "$o.stdout" 2> "$o.stderr" || rc=$?
         what="[$vname] ${venv[*]:+${venv[*]} }LD_PRELOAD=shim ${cmd[*]}"
         bad=()

@@ -111,7 +111,7 @@ one() {
     mkdir -p "$d/native" "$d/shim/stats"
     (cd "$d/native" && run_it "" "$@" > out 2> err) || rc0=$?
     (cd "$d/shim" && COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=stats \
-        run_it "$CS_SHIM" "$@" > out 2> err) || rc1=$?
+        run_it "$CS_PRELOAD" "$@" > out 2> err) || rc1=$?
     local bad=""
     [ "$rc0" -eq "$rc1" ] || bad="$bad exit status $rc0 natively, $rc1 with the shim;"
     [ "$rc0" -eq 0 ] || bad="$bad the native run failed ($rc0);"
@@ -187,7 +187,7 @@ d=$CS_OUT/dlopen_preloaded
 mkdir -p "$d/stats"
 rc=0
 (cd "$d" && COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=stats \
-    run_it "$CS_SHIM:$mpi_so" 2 "$host" "$plugin" > out 2> err) || rc=$?
+    run_it "$CS_PRELOAD:$mpi_so" 2 "$host" "$plugin" > out 2> err) || rc=$?
 if [ "$rc" -eq 0 ] && [ -n "$mpi_so" ] && cmp -s "$d/out" "$CS_OUT/dlopen/native/out" &&
    "$PYTHON" "$CS_TOP/test_apps/lib/check_stats.py" "$d/stats" \
        --routine-regex '^pdgemr2d_$' --expect-engine-calls 12 --no-fallback \

@@ -7,6 +7,9 @@
 # (LD_PRELOAD=$CS_SHIM:yield, COSTA_SHIM_FALLBACK=never, MIN_ELEMS=0).
 # Both runs must self-check OK, their per-config digests must be identical,
 # and the shim's stats report must show that its engine served every call.
+# On 2 and 4 ranks the shim runs once more with COSTA_SHIM_WORKSPACE=2k, so
+# that most calls are cut into panels (engine/panels.c): the same digests,
+# and the plan lines (COSTA_SHIM_VERBOSE=2) must show cut plans.
 # CS_CHECK_FULL=1 runs 4x the configs.  Env: BUILD_DIR MPIEXEC CS_SHIM
 # CS_OUT CS_TOP PYTHON.
 set -u
@@ -72,7 +75,7 @@ for p in 1 2 3 4 5 6; do
     sd="$out/stats.$p"
     rm -rf "$sd"
     mkdir -p "$sd"
-    if ! run_sweep shim "$p" "$CS_SHIM:$yield" \
+    if ! run_sweep shim "$p" "$CS_PRELOAD:$yield" \
             COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
             COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$sd"; then
         status=1
@@ -99,6 +102,28 @@ for p in 1 2 3 4 5 6; do
         2>&1 || rc=$?
     sed 's/^/    /' "$out/stats.$p.txt"
     [ "$rc" -eq 0 ] || status=1
+done
+echo "shim runs with a 2k workspace bound:"
+for p in 2 4; do
+    if ! run_sweep shim_cut "$p" "$CS_PRELOAD:$yield" \
+            COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
+            COSTA_SHIM_WORKSPACE=2k COSTA_SHIM_VERBOSE=2 \
+            COSTA_SHIM_LOG_FILE="$out/shim_cut.$p/trace.%r"; then
+        status=1
+        continue
+    fi
+    if ! cmp -s <(cat "$out/native.$p"/dig.* | sort) \
+                <(cat "$out/shim_cut.$p"/dig.* | sort); then
+        echo "FAIL: P=$p digests differ between native and the cut shim"
+        status=1
+    fi
+    cut=$(cat "$out/shim_cut.$p"/trace.* | grep -cE ' panels:([2-9]|[1-9][0-9]+) ' || true)
+    plans=$(cat "$out/shim_cut.$p"/trace.* | grep -c '^COSTA_SHIM_PLAN' || true)
+    echo "  P=$p: $cut of $plans plans cut into panels"
+    if [ "$cut" -lt $((plans / 4)) ]; then
+        echo "FAIL: P=$p: only $cut of $plans plans were cut"
+        status=1
+    fi
 done
 [ "$status" -eq 0 ] && echo "30_gemr2d_sweep: OK"
 exit "$status"

@@ -18,7 +18,8 @@
 # exact counts catch any silent fallback, as
 # COSTA_SHIM_FALLBACK=never would.  A second, separate set of configs (tran_sweep
 # --replicated: RSRC and/or CSRC = -1) is run the same way and reported
-# under its own name.  Runs with more ranks than cores use
+# under its own name.  Three more pairs run with COSTA_SHIM_WORKSPACE=2k,
+# which cuts most calls into panels (one of p?tradd alone, hard values).  Runs with more ranks than cores use
 # yield_preload.so (after the shim).
 #
 # Default: 890 configs + 160 replicated ones (natively about 1 min on 2
@@ -57,7 +58,7 @@ run_pair() {
         "$app" --seed "$seed" --count "$count" --digest "$dir/native.dig" "$@" \
         > "$dir/native.out" 2> "$dir/native.err" || rcn=$?
     local t1=$SECONDS
-    timeout -k 10 420 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM${pre:+:$pre}" \
+    timeout -k 10 420 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" \
         COSTA_SHIM_MIN_ELEMS=0 \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$dir/stats" \
         "$app" --seed "$seed" --count "$count" --digest "$dir/shim.dig" "$@" \
@@ -120,6 +121,27 @@ run_pair np6 6 $((60 * mult)) 3306
 # it, for packages from 1 KiB on (the sweep's matrices are small)
 COSTA_SHIM_SHM=eager COSTA_SHIM_SHM_MIN=0 run_pair shm-np2 2 $((120 * mult)) 3502
 COSTA_SHIM_SHM=eager COSTA_SHIM_SHM_MIN=0 run_pair shm-np4 4 $((50 * mult)) 3504
+# panels (engine/panels.c): with a 2k workspace bound most calls are cut
+# into ranges of target columns or rows, masks and p?tradd's halo shifted
+# to each; the plan lines (COSTA_SHIM_VERBOSE=2) must show cut plans
+for np in 2 3; do
+    tr=$CS_OUT/cut-np$np.trace
+    rm -f "$tr".*
+    COSTA_SHIM_WORKSPACE=2k COSTA_SHIM_VERBOSE=2 COSTA_SHIM_LOG_FILE="$tr.%r" \
+        run_pair cut-np$np "$np" $((100 * mult)) $((3600 + np))
+    cut=$(cat "$tr".* 2>/dev/null | grep -cE ' panels:([2-9]|[1-9][0-9]+) ' || true)
+    plans=$(cat "$tr".* 2>/dev/null | grep -c '^COSTA_SHIM_PLAN' || true)
+    if [ "$cut" -ge $((plans / 4)) ] && [ "$cut" -gt 0 ]; then
+        echo "ok    cut-np$np: $cut of $plans plans cut into panels"
+    else
+        fails=$((fails + 1))
+        echo "FAIL  cut-np$np: only $cut of $plans plans cut into panels"
+    fi
+done
+# p?tradd alone with random values (-0 among them), where a halo off by a
+# panel's first column turns -0 into +0 where PBLAS does not
+COSTA_SHIM_WORKSPACE=2k run_pair cut-tradd-np2 2 $((200 * mult)) 3612 \
+    --only a --hard
 main_cfg=$total_cfg
 run_pair replicated-np2 2 $((100 * mult)) 3402 --replicated
 run_pair replicated-np3 3 $((60 * mult)) 3403 --replicated

@@ -40,7 +40,7 @@ for np in 2 4; do
     rcn=0 rcs=0
     timeout 300 "$MPIEXEC" -n "$np" env ${pre:+LD_PRELOAD=$pre} "$app" \
         > "$dir/native.out" 2> "$dir/native.err" || rcn=$?
-    timeout 300 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM${pre:+:$pre}" \
+    timeout 300 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$dir/stats" "$app" \
         > "$dir/shim.out" 2> "$dir/shim.err" || rcs=$?
     bad=()

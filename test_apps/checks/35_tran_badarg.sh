@@ -45,7 +45,7 @@ once() {
         timeout 120 "$MPIEXEC" -n "$np" "$app" --case "$k" \
             > "$o.out" 2> "$o.err" || rc=$?
     else
-        timeout 120 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" \
+        timeout 120 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD" \
             "$app" --case "$k" > "$o.out" 2> "$o.err" || rc=$?
     fi
     echo "$rc" >> "$CS_OUT/c$k.$side.rc"
@@ -112,7 +112,7 @@ want=(
 for k in 14 15 16 17 18; do
     o=$CS_OUT/c$k.shim
     rc=0
-    timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" "$app" \
+    timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD" "$app" \
         --case "$k" > "$o.out" 2> "$o.err" || rc=$?
     if [ "$rc" -ne 0 ] &&
        grep -qF "costa-shim[0]: error: pdtran: the processes of the grid ${want[$k]} (" "$o.err" &&
@@ -129,7 +129,7 @@ rcn=0 rcs=0
 timeout 60 "$MPIEXEC" -n "$np" "$app" --case 19 > "$o.native.out" \
     2> "$o.native.err" || rcn=$?
 mkdir -p "$o.stats"
-timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" \
+timeout 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD" \
     COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$o.stats" "$app" \
     --case 19 > "$o.shim.out" 2> "$o.shim.err" || rcs=$?
 if [ "$rcn" -eq 0 ] && [ "$rcs" -eq 0 ] && grep -q 'sub(C) sum' "$o.shim.out" &&
@@ -151,7 +151,7 @@ for n2 in 2 4; do
     rcn=0 rcs=0
     timeout 120 "$MPIEXEC" -n "$n2" env ${pre:+LD_PRELOAD=$pre} "$app2" \
         > "$o.native.out" 2> "$o.native.err" || rcn=$?
-    timeout 120 "$MPIEXEC" -n "$n2" env LD_PRELOAD="$CS_SHIM${pre:+:$pre}" \
+    timeout 120 "$MPIEXEC" -n "$n2" env LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" \
         "$app2" > "$o.shim.out" 2> "$o.shim.err" || rcs=$?
     for s in native shim; do
         grep -E "PBLAS ERROR|Parameter number" "$o.$s.err" | sort \

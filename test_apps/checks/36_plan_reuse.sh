@@ -22,7 +22,7 @@ mkdir -p "$CS_OUT"
 for np in 2 3; do
     out=$CS_OUT/np$np
     mkdir -p "$out"
-    env LD_PRELOAD="$CS_SHIM" COSTA_SHIM_FALLBACK=never \
+    env LD_PRELOAD="$CS_PRELOAD" COSTA_SHIM_FALLBACK=never \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$out" \
         COSTA_SHIM_VERBOSE=2 COSTA_SHIM_LOG_FILE="$out/trace.%r" \
         COSTA_SHIM_LOG_LEVEL=debug \

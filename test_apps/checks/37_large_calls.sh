@@ -29,7 +29,7 @@ for run in "bench_gemr2d bci" "bench_tran abg" "bench_tran abfg eager"; do
     bin=$BUILD_DIR/t/bench/$1
     cs_need_files "$bin"
     rc=0
-    OMP_NUM_THREADS=1 timeout -k 10 300 "$MPIEXEC" -genv LD_PRELOAD "$CS_SHIM" \
+    OMP_NUM_THREADS=1 timeout -k 10 300 "$MPIEXEC" -genv LD_PRELOAD "$CS_PRELOAD" \
         -genv COSTA_SHIM_FALLBACK never -genv COSTA_SHIM_SHM "$shm" \
         -genv COSTA_SHIM_LOG_LEVEL info -n 2 "$bin" --cases "$2" --reps 1 \
         > "$CS_OUT/$1.$shm.out" 2> "$CS_OUT/$1.$shm.err" || rc=$?

@@ -23,7 +23,7 @@ for np in 2 4 6; do
     [ "$np" -gt "$ncores" ] && pre=$yield
     timeout 120 "$MPIEXEC" -n "$np" env ${pre:+LD_PRELOAD=$pre} "$app" \
         > "$out/native.txt"
-    timeout 120 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM${pre:+:$pre}" \
+    timeout 120 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" \
         COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$out/stats" \
         "$app" > "$out/shim.txt" 2> "$out/shim.err"

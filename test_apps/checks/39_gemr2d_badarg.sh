@@ -29,7 +29,7 @@ fails=0
 # run SIDE K: one launch into CS_OUT/K.SIDE.{out,err,rc}
 run() {
     local side=$1 k=$2 o=$CS_OUT/$2.$1 rc=0 pre=()
-    [ "$side" = shim ] && pre=(env LD_PRELOAD="$CS_SHIM"
+    [ "$side" = shim ] && pre=(env LD_PRELOAD="$CS_PRELOAD"
                                COSTA_SHIM_STATS=summary
                                COSTA_SHIM_STATS_DIR="$CS_OUT/stats.$k")
     mkdir -p "$CS_OUT/stats.$k"

@@ -10,7 +10,7 @@ app=$BUILD_DIR/t/scalapack/gemr2d_sweep
 mkdir -p "$CS_OUT"
 err=$CS_OUT/stderr.txt
 
-env LD_PRELOAD="$CS_SHIM" \
+env LD_PRELOAD="$CS_PRELOAD" \
     COSTA_SHIM_MIN_ELEMS=lots COSTA_SHIM_FALLBACK=sometimes \
     COSTA_SHIM_VERBOSE=7 COSTA_SHIM_STATS=yes COSTA_SHIM_THREADS=-2 \
     COSTA_SHIM_OVERLAP=maybe COSTA_SHIM_MAX_MEMORY=12Q \

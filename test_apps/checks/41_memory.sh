@@ -21,6 +21,13 @@
 #   4. gemr2d_sweep with COSTA_SHIM_MAX_MEMORY=64k: the native digests, and
 #      the report's peak of what the shim held is at most the cap (plans
 #      evicted and the workspace released to stay under it).
+#   5. The workspace bound (COSTA_SHIM_WORKSPACE=auto): pdtran_ 6000 x 6000
+#      on 1 x 2 (144 MB sent plus received per rank) runs on the engine in
+#      panels; what the shim held stays within 72 MiB (64 MiB and the
+#      plans), its peak resident memory within native's + 80 MB, while the
+#      uncut call (inf) peaks at least 120 MB above native; C right.
+#   Parts 2, 3 and 5 measure resident and virtual memory, which ASan's
+#   shadow changes: not under make check SAN=....
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
 # PYTHON.
 set -uo pipefail
@@ -53,12 +60,12 @@ field() {
     awk -v k="$1" '$1 == k { print $2 }' "$2/out"
 }
 
-# report_py DIR CODE: run python CODE with the report's JSON as `rep`
+# report_py DIR CODE: run python CODE (indented or not) with the report's JSON as `rep`
 report_py() {
     "$PYTHON" - "$1" "$2" <<'EOF'
-import glob, json, os, sys
+import glob, json, os, sys, textwrap
 rep = json.load(open(glob.glob(os.path.join(sys.argv[1], "stats", "costa_shim.*.json"))[0]))
-exec(sys.argv[2])
+exec(textwrap.dedent(sys.argv[2]))
 EOF
 }
 
@@ -67,7 +74,7 @@ for prog in gemr2d_sweep tran_sweep; do
     bin=$BUILD_DIR/t/scalapack/$prog
     launch "$CS_OUT/nomem.$prog.native" "" -- "$bin" --seed 41 --count 60 \
         --digest dig
-    launch "$CS_OUT/nomem.$prog.shim" "$CS_SHIM" COSTA_SHIM_TEST_NOMEM=1 \
+    launch "$CS_OUT/nomem.$prog.shim" "$CS_PRELOAD" COSTA_SHIM_TEST_NOMEM=1 \
         COSTA_SHIM_STATS=full -- "$bin" --seed 41 --count 60 --digest dig
     rc=$?
     n=$CS_OUT/nomem.$prog.native s=$CS_OUT/nomem.$prog.shim
@@ -87,47 +94,89 @@ print(moved, mem)' 2>&1)
 done
 
 # 2. the cap, before anything is touched
-launch "$CS_OUT/cap.native" "" -- "$peak" --n 3000
-launch "$CS_OUT/cap.default" "$CS_SHIM" -- "$peak" --n 3000
-launch "$CS_OUT/cap.1k" "$CS_SHIM" COSTA_SHIM_MAX_MEMORY=1k -- "$peak" --n 3000
-hn=$(field vmhwm_kb "$CS_OUT/cap.native") hd=$(field vmhwm_kb "$CS_OUT/cap.default")
-hc=$(field vmhwm_kb "$CS_OUT/cap.1k")
-memcalls=$(report_py "$CS_OUT/cap.1k" '
-print(sum(r["calls"] for r in rep["routines"]
-          if r["routine"] == "pdtran_" and r["reason"] == "memory"))' 2>&1)
-echo "peak resident (max over ranks): native ${hn} kB, shim ${hd} kB, shim capped ${hc} kB"
-if [ -n "$hn" ] && [ -n "$hd" ] && [ -n "$hc" ] &&
-   [ "$hc" -le $((hn + 8192)) ] && [ "$hd" -ge $((hn + 20480)) ] &&
-   [ "$memcalls" = 6 ] &&
-   grep -qx 'cs_test: OK' "$CS_OUT/cap.1k/out" && grep -qx 'cs_test: OK' "$CS_OUT/cap.default/out"; then
-    cs_report ok "cap 1k: peak $hc kB against native $hn kB (uncapped $hd kB), 6/6 calls fallback/memory, C right"
-else
-    cs_report FAIL "cap 1k: peaks native $hn, default $hd, capped $hc kB, $memcalls memory calls"
-fi
+part_cap() {
+    launch "$CS_OUT/cap.native" "" -- "$peak" --n 3000
+    launch "$CS_OUT/cap.default" "$CS_PRELOAD" -- "$peak" --n 3000
+    launch "$CS_OUT/cap.1k" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=1k -- "$peak" --n 3000
+    hn=$(field vmhwm_kb "$CS_OUT/cap.native") hd=$(field vmhwm_kb "$CS_OUT/cap.default")
+    hc=$(field vmhwm_kb "$CS_OUT/cap.1k")
+    memcalls=$(report_py "$CS_OUT/cap.1k" '
+    print(sum(r["calls"] for r in rep["routines"]
+              if r["routine"] == "pdtran_" and r["reason"] == "memory"))' 2>&1)
+    echo "peak resident (max over ranks): native ${hn} kB, shim ${hd} kB, shim capped ${hc} kB"
+    if [ -n "$hn" ] && [ -n "$hd" ] && [ -n "$hc" ] &&
+       [ "$hc" -le $((hn + 8192)) ] && [ "$hd" -ge $((hn + 20480)) ] &&
+       [ "$memcalls" = 6 ] &&
+       grep -qx 'cs_test: OK' "$CS_OUT/cap.1k/out" && grep -qx 'cs_test: OK' "$CS_OUT/cap.default/out"; then
+        cs_report ok "cap 1k: peak $hc kB against native $hn kB (uncapped $hd kB), 6/6 calls fallback/memory, C right"
+    else
+        cs_report FAIL "cap 1k: peaks native $hn, default $hd, capped $hc kB, $memcalls memory calls"
+    fi
+}
 
 # 3. a real address-space limit on one rank
-launch "$CS_OUT/ulimit.native" "" -- "$peak" --n 4000
-vp=$(field vmpeak_kb "$CS_OUT/ulimit.native")
-lim=$((vp + 16384))
-rank_is_1='[ "${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}" = 1 ]'
-launch "$CS_OUT/ulimit.native2" "" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
-rn=$?
-launch "$CS_OUT/ulimit.shim" "$CS_SHIM" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
-rs=$?
-memcalls=$(report_py "$CS_OUT/ulimit.shim" '
-print(sum(r["calls"] for r in rep["routines"]
-          if r["routine"] == "pdtran_" and r["reason"] == "memory"))' 2>&1)
-if [ "$rn" -eq 0 ] && [ "$rs" -eq 0 ] && grep -qx 'cs_test: OK' "$CS_OUT/ulimit.shim/out" &&
-   [ "$memcalls" = 6 ]; then
-    cs_report ok "ulimit -v $lim kB on rank 1: native and shim complete, 6/6 calls fallback/memory, C right"
+part_ulimit() {
+    launch "$CS_OUT/ulimit.native" "" -- "$peak" --n 4000
+    vp=$(field vmpeak_kb "$CS_OUT/ulimit.native")
+    lim=$((vp + 16384))
+    rank_is_1='[ "${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}" = 1 ]'
+    launch "$CS_OUT/ulimit.native2" "" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
+    rn=$?
+    launch "$CS_OUT/ulimit.shim" "$CS_PRELOAD" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
+    rs=$?
+    memcalls=$(report_py "$CS_OUT/ulimit.shim" '
+    print(sum(r["calls"] for r in rep["routines"]
+              if r["routine"] == "pdtran_" and r["reason"] == "memory"))' 2>&1)
+    if [ "$rn" -eq 0 ] && [ "$rs" -eq 0 ] && grep -qx 'cs_test: OK' "$CS_OUT/ulimit.shim/out" &&
+       [ "$memcalls" = 6 ]; then
+        cs_report ok "ulimit -v $lim kB on rank 1: native and shim complete, 6/6 calls fallback/memory, C right"
+    else
+        cs_report FAIL "ulimit -v $lim kB on rank 1: native exit $rn, shim exit $rs, $memcalls memory calls"
+        tail -n 4 "$CS_OUT/ulimit.shim/err" | sed 's/^/      | /'
+    fi
+}
+
+# 5. the bounded workspace: pdtran_ 6000 x 6000 on 1 x 2 moves 144 MB per
+# rank; by default (COSTA_SHIM_WORKSPACE=auto) it runs in panels through
+# at most 64 MiB, uncut (inf) through 144 MB
+part_bound() {
+    launch "$CS_OUT/bound.native" "" -- "$peak" --n 6000 --reps 2
+    launch "$CS_OUT/bound.auto" "$CS_PRELOAD" COSTA_SHIM_STATS=full -- "$peak" \
+        --n 6000 --reps 2
+    launch "$CS_OUT/bound.inf" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- "$peak" \
+        --n 6000 --reps 2
+    local hn hb hi wb
+    hn=$(field vmhwm_kb "$CS_OUT/bound.native") hb=$(field vmhwm_kb "$CS_OUT/bound.auto")
+    hi=$(field vmhwm_kb "$CS_OUT/bound.inf")
+    wb=$(report_py "$CS_OUT/bound.auto" '
+    eng = sum(r["calls"] for r in rep["routines"] if r["path"] == "engine")
+    print(rep["meta"]["mem_peak_bytes"], eng)' 2>&1)
+    echo "pdtran_ 6000 x 6000, peak resident (max over ranks): native ${hn} kB, shim ${hb} kB, uncut ${hi} kB; the shim held [$wb] bytes/engine calls"
+    if [ -n "$hn" ] && [ -n "$hb" ] && [ -n "$hi" ] &&
+       [ "${wb%% *}" -le $((72 << 20)) ] && [ "${wb##* }" = 4 ] &&
+       [ "$hb" -le $((hn + 81920)) ] && [ "$hi" -ge $((hn + 122880)) ] &&
+       grep -qx 'cs_test: OK' "$CS_OUT/bound.auto/out" &&
+       grep -qx 'cs_test: OK' "$CS_OUT/bound.inf/out"; then
+        cs_report ok "bounded workspace, pdtran_ 6000 x 6000: peak $hb kB against native $hn kB (uncut $hi kB), the shim held ${wb%% *} bytes, 4/4 calls on the engine, C right"
+    else
+        cs_report FAIL "bounded workspace: peaks native $hn, auto $hb, inf $hi kB, held/engine calls [$wb]"
+    fi
+}
+
+# Resident and virtual sizes under the sanitizers (make check SAN=...)
+# measure ASan's shadow memory and quarantine, not the shim: parts 2, 3
+# and 5 run in the uninstrumented suite only.
+if [ -n "${CS_SAN:-}" ]; then
+    echo "parts 2, 3 and 5 (resident and virtual memory): uninstrumented suite only"
 else
-    cs_report FAIL "ulimit -v $lim kB on rank 1: native exit $rn, shim exit $rs, $memcalls memory calls"
-    tail -n 4 "$CS_OUT/ulimit.shim/err" | sed 's/^/      | /'
+    part_cap
+    part_ulimit
+    part_bound
 fi
 
 # 4. many calls under a small cap: what the shim held stays below it
 launch "$CS_OUT/small.native" "" -- "$sweep" --seed 42 --count 80 --digest dig
-launch "$CS_OUT/small.shim" "$CS_SHIM" COSTA_SHIM_MAX_MEMORY=64k -- \
+launch "$CS_OUT/small.shim" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=64k -- \
     "$sweep" --seed 42 --count 80 --digest dig
 rc=$?
 res=$(report_py "$CS_OUT/small.shim" '

@@ -27,7 +27,7 @@ for t in 2 4; do
     d=$CS_OUT/multiple.$t
     mkdir -p "$d/stats"
     rc=0
-    timeout -k 5 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+    timeout -k 5 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$d/stats" "$app" \
         --threads "$t" --calls 100 > "$d/out" 2> "$d/err" || rc=$?
     calls=$((2 * t * 100))
@@ -46,7 +46,7 @@ done
 d=$CS_OUT/serialized
 mkdir -p "$d"
 rc=0
-timeout -k 5 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" "$app" \
+timeout -k 5 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" "$app" \
     --serialized > "$d/out" 2> "$d/err" || rc=$?
 if [ "$rc" -ne 0 ] &&
    grep -q "^costa-shim\[0\]: error: pdtran_ called on one thread while pdgemr2d_ runs on another; MPI runs at thread level MPI_THREAD_SERIALIZED" "$d/err"; then

@@ -44,7 +44,7 @@ run() {
     local dir=$1
     shift
     env "$@" COSTA_SHIM_STATS_DIR="$dir" \
-        timeout 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+        timeout 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
         "$app" --cases e --reps 3 > "$dir/stdout.txt" 2> "$dir/stderr.txt"
     local rc=$?
     if [ "$rc" -ne 0 ]; then

@@ -24,7 +24,7 @@ export OMP_NUM_THREADS=1
 rc=0
 COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$CS_OUT/stats" \
     COSTA_SHIM_MIN_ELEMS=0 \
-    timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" "$app" \
+    timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" "$app" \
     > "$CS_OUT/stdout.txt" 2> "$CS_OUT/stderr.txt" || rc=$?
 if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$CS_OUT/stdout.txt")" != "cs_test: OK" ]
 then

@@ -33,7 +33,7 @@ for mode in summary local; do
     dir=$CS_OUT/$mode
     rc=0
     COSTA_SHIM_STATS=$mode COSTA_SHIM_STATS_DIR="$dir" COSTA_SHIM_MIN_ELEMS=0 \
-        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
         "$app" --shapes 600 > "$dir/stdout.txt" 2> "$dir/stderr.txt" || rc=$?
     if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$dir/stdout.txt")" != "cs_test: OK" ]
     then

@@ -38,7 +38,7 @@ run() {
     local dir=$1 rc=0
     shift
     env "$@" COSTA_SHIM_STATS_DIR="$dir" COSTA_SHIM_MIN_ELEMS=100 \
-        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
         "$app" --reps 3 > "$dir/stdout.txt" 2> "$dir/stderr.txt" || rc=$?
     if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$dir/stdout.txt")" != "cs_test: OK" ]
     then

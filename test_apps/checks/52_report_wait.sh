@@ -37,7 +37,7 @@ for mode in engine always; do
     rc=0
     COSTA_SHIM_STATS=full COSTA_SHIM_STATS_DIR="$d" COSTA_SHIM_FALLBACK=$fb \
         COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_RANKS=all \
-        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" "$app" \
+        timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" "$app" \
         --skew-ms "$S" --reps "$R" > "$d/stdout.txt" 2> "$d/stderr.txt" ||
         rc=$?
     if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$d/stdout.txt")" != "cs_test: OK" ]; then

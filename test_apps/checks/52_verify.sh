@@ -39,7 +39,7 @@ run() {
     COSTA_SHIM_VERIFY=$verify COSTA_SHIM_VERBOSE=1 \
         COSTA_SHIM_LOG_FILE="$dir/trace.%r.log" COSTA_SHIM_STATS=summary \
         COSTA_SHIM_STATS_DIR="$dir" COSTA_SHIM_MIN_ELEMS="${min:-100}" \
-        timeout -k 5 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" "$@" \
+        timeout -k 5 120 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" "$@" \
         > "$dir/stdout.txt" 2> "$dir/stderr.txt" || rc=$?
     if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$dir/stdout.txt")" != "cs_test: OK" ]
     then

@@ -99,7 +99,7 @@ one_case() {
     mkdir -p "$dir"
     # 1. the logged run
     if ! COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_FILE="$dir/trace.%r.log" \
-            timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_SHIM" \
+            timeout -k 5 60 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
             "$BUILD_DIR/t/bench/$bench" --cases e --reps 3 \
             > "$dir/bench.out" 2>&1; then
         report FAIL "($tag) $bench under the shim failed:"
@@ -138,7 +138,7 @@ one_case() {
         > "$dir/native.out" 2> "$dir/native.err"
     local rc_n=$?
     COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_FILE="$dir/replay.%r.log" \
-        timeout -k 5 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_SHIM" \
+        timeout -k 5 60 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD" \
         "$replay" "$@" --reps "$REPS" > "$dir/shim.out" 2> "$dir/shim.err"
     local rc_s=$?
     if [ "$rc_n" -ne 0 ] || [ "$rc_s" -ne 0 ]; then

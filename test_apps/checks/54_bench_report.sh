@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_apps/checks/54_bench_report.sh - scripts/bench_report.py (the last
 # step of `make bench`) on fixed CSV rows, no timing: checks that
-#   (a) every row is in the table, with shim/native, floor %, copy floor %
-#       and the baseline's copy floor % computed from the numbers given
-#       (the baseline file has no mpi_floor_ms column, as the kept one);
+#   (a) every row is in the table, with shim/native, floor %, copy floor %,
+#       the memory columns (empty ones as -) and the baseline's copy floor
+#       % computed from the numbers given (the baseline file has no
+#       mpi_floor_ms or memory columns, as the kept one);
 #   (b) each target says MET or NOT MET as the numbers demand (a 4000x4000
 #       case at 45 % of the floor, while one at 40 % of the copy floor but
 #       60 % of the floor meets it; a 200x200 case at 0.6 of native, a
@@ -29,12 +30,12 @@ fails=0
 head=bench,case,description,size,reps,native_ms,shim_ms,floor_ms
 head=$head,native_first_ms,shim_first_ms,ok
 {
-    echo "$head,mpi_floor_ms"
-    echo 'bench_gemr2d,b,"4000x4000 blk 36->128",4000,15,100,10,4,110,30,1,4.5'
+    echo "$head,mpi_floor_ms,native_mem_mb,shim_mem_mb,shim_held_mb"
+    echo 'bench_gemr2d,b,"4000x4000 blk 36->128",4000,15,100,10,4,110,30,1,4.5,40,70.5,64'
     echo 'bench_gemr2d,e,"200x200",200,200,0.10,0.06,0.03,1,0.07,1,0.04'
     echo 'bench_gemr2d,i,"1000x1000",1000,30,10,1,0.5,11,1.2,1,0.7'
     echo 'bench_gemr2d,j,"8000x8000",8000,5,400,40,16,420,44,1,20'
-    echo 'bench_tran,a,"pdtran 4000x4000",4000,15,20,5,4,21,5.5,1,6'
+    echo 'bench_tran,a,"pdtran 4000x4000",4000,15,20,5,4,21,5.5,1,6,1.25,2,0.5'
     echo 'bench_tran,d,"pdtran 3984x3984",3984,15,20,10,4,21,11,1,6'
     echo 'bench_tran,e,"pdtran 200x200",200,200,0.06,0.02,0.01,0.5,0.03,1,0.015'
     echo 'bench_tran,g1,"pdgeadd N 4000x4000",4000,15,4,4,5,4.4,4.4,1,5'
@@ -57,14 +58,14 @@ cat out.txt err.txt
 # (a) rows and computed columns
 row() { grep -F "| $1 |" out.txt; }
 row "gemr2d b" |
-    grep -q '| 0.100 | 45 | 40 | 30.000 | 3.00 | 1.10 | 50 | ok |' &&
-    cs_report ok "(a) gemr2d b: ratio, floor %, copy floor %, 1st/median, prev" ||
+    grep -q '| 0.100 | 45 | 40 | 30.000 | 3.00 | 1.10 | 40.0 | 70.5 | 64.0 | 50 | ok |' &&
+    cs_report ok "(a) gemr2d b: ratio, floor %, copy floor %, 1st/median, memory, prev" ||
     cs_report FAIL "(a) gemr2d b row wrong"
-row "tran a" | grep -q '| 0.250 | 120 | 80 | 5.500 | 1.10 | 1.05 | 50 | ok |' &&
+row "tran a" | grep -q '| 0.250 | 120 | 80 | 5.500 | 1.10 | 1.05 | 1.2 | 2.0 | 0.5 | 50 | ok |' &&
     cs_report ok "(a) tran a row" ||
     cs_report FAIL "(a) tran a row wrong"
-row "tran d" | grep -q '| 0.500 | 60 | 40 | 11.000 | 1.10 | 1.05 | - | ok |' &&
-    cs_report ok "(a) tran d row (not in the baseline)" ||
+row "tran d" | grep -q '| 0.500 | 60 | 40 | 11.000 | 1.10 | 1.05 | - | - | - | - | ok |' &&
+    cs_report ok "(a) tran d row (not in the baseline, no memory columns)" ||
     cs_report FAIL "(a) tran d row wrong"
 [ "$(grep -c '^| gemr2d \|^| tran ' out.txt)" = 8 ] &&
     cs_report ok "(a) eight rows" ||

@@ -53,7 +53,7 @@ grep '^digest' native/out > native.dig
 for v in c fortran; do
     extra=()
     [ "$v" = fortran ] && extra=(--fortran)
-    if ! cs_run_in "report_$v" 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
+    if ! cs_run_in "report_$v" 4 "$CS_PRELOAD:$yield" COSTA_SHIM_RELABEL=report \
             COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_RANKS=all \
             COSTA_SHIM_LOG_LEVEL=info COSTA_SHIM_STATS=summary \
             COSTA_SHIM_STATS_DIR=. COSTA_SHIM_RELABEL_PLAN=plan.txt \
@@ -114,7 +114,7 @@ for np in 3 4; do
     ok=1
     cs_run_in "sweep_native.$np" "$np" "$yield" -- "$sweep" --seed "$seed" \
         --count 120 --digest dig || ok=0
-    cs_run_in "sweep_report.$np" "$np" "$CS_SHIM:$yield" COSTA_SHIM_RELABEL=report \
+    cs_run_in "sweep_report.$np" "$np" "$CS_PRELOAD:$yield" COSTA_SHIM_RELABEL=report \
         COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 -- "$sweep" \
         --seed "$seed" --count 120 --digest dig || ok=0
     [ "$ok" = 1 ] || continue

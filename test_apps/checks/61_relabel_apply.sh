@@ -48,7 +48,7 @@ grep '^digest' native/out > native.dig
 app_map=$(grep '^mapB' native/out)
 
 # ---- report: the plan
-cs_run_in report 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=report \
+cs_run_in report 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=report \
     COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" "${args[@]}" || exit 1
 same_b report
 b_app=$(sed -n 's/^bytes_app //p' "$plan")
@@ -69,7 +69,7 @@ for v in c fortran; do
     extra=()
     [ "$v" = fortran ] && extra=(--fortran)
     d=apply_$v
-    cs_run_in "$d" 4 "$CS_SHIM:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=apply \
+    cs_run_in "$d" 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" COSTA_SHIM_RELABEL=apply \
         COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" "${args[@]}" \
         "${extra[@]}" || continue
     same_b "$d"
@@ -98,10 +98,10 @@ done
 rargs=(--n 1000 --a 250x250 --b 256x256 --order rev --calls 3)
 rplan=$CS_OUT/plan_rev.txt
 if cs_run_in native_rev 4 "$yield" -- "$demo" "${rargs[@]}" &&
-        cs_run_in report_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+        cs_run_in report_rev 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
             COSTA_SHIM_RELABEL=report COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
             "$demo" "${rargs[@]}" &&
-        cs_run_in apply_rev 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+        cs_run_in apply_rev 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
             COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
             "$demo" "${rargs[@]}"; then
     rb_plan=$(sed -n 's/^bytes_plan //p' "$rplan")
@@ -125,7 +125,7 @@ fi
 mismatch() {
     local d=$1 np=$2 pat=$3
     shift 3
-    cs_run_in "$d" "$np" "$CS_SHIM:$yield" "${shim_env[@]}" \
+    cs_run_in "$d" "$np" "$CS_PRELOAD:$yield" "${shim_env[@]}" \
         COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$plan" -- \
         "$demo" "$@" || return
     local w c
@@ -157,7 +157,7 @@ same_b missing_plan
 plan=$plan_keep
 
 # ---- off: inert even with a plan set
-cs_run_in off 4 "$CS_SHIM:$yield" COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" \
+cs_run_in off 4 "$CS_PRELOAD:$yield" COSTA_SHIM_RELABEL_PLAN="$plan" -- "$demo" \
     "${args[@]}" || true
 if [ ! -s off/err ] && [ "$(grep '^mapB' off/out)" = "$app_map" ]; then
     cs_report ok "off: no output, map unchanged"

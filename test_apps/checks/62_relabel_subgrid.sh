@@ -58,7 +58,7 @@ variant() {
     local args=("${base[@]}" "$@") plan=$CS_OUT/plan_$v.txt
     cs_run_in "native_$v" 4 "$yield" -- "$app" "${args[@]}" || return
     for mode in off report apply; do
-        cs_run_in "${mode}_$v" 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+        cs_run_in "${mode}_$v" 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
             COSTA_SHIM_RELABEL=$mode COSTA_SHIM_RELABEL_PLAN="$plan" -- \
             "$app" "${args[@]}" || return
         same_dig "native_$v" "${mode}_$v"
@@ -122,7 +122,7 @@ else
 fi
 
 # ---- a plan that does not match: one warning, from rank 0, found on 1
-if cs_run_in mismatch 4 "$CS_SHIM:$yield" "${shim_env[@]}" \
+if cs_run_in mismatch 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
         COSTA_SHIM_RELABEL=apply \
         COSTA_SHIM_RELABEL_PLAN="$CS_OUT/plan_gridmap.txt" -- \
         "$app" "${base[@]}" --sys sub; then
@@ -144,11 +144,11 @@ fi
 
 # ---- MPI_Init hidden from the shim: rank 0's view
 rplan=$CS_OUT/plan_rank0.txt
-if cs_run_in report_rank0 4 "$noinit:$CS_SHIM:$yield" \
+if cs_run_in report_rank0 4 "$noinit:$CS_PRELOAD:$yield" \
         COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
         COSTA_SHIM_RELABEL=report COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
         "$app" "${base[@]}" --sys sub --world &&
-        cs_run_in apply_rank0 4 "$noinit:$CS_SHIM:$yield" \
+        cs_run_in apply_rank0 4 "$noinit:$CS_PRELOAD:$yield" \
         COSTA_SHIM_FALLBACK=never COSTA_SHIM_MIN_ELEMS=0 \
         COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$rplan" -- \
         "$app" "${base[@]}" --sys sub --world; then

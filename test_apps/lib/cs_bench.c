@@ -11,10 +11,17 @@
 #include <string.h>
 
 typedef int (*set_enabled_fn)(int on);
+typedef long long (*memory_held_fn)(void);
 
 static const char *bench_prog = "bench";
 static int bench_rank;
 static set_enabled_fn bench_set_enabled;
+static memory_held_fn bench_memory_held;
+/* The case's memory, local bytes: per path (0 native, 1 shim) the most a
+ * call raised the resident size above the application's own (the shim's:
+ * what it held before the call counted in), and the most the shim held
+ * after a call. */
+static double bench_mem[2], bench_held;
 static FILE *bench_csv;             /* rank 0's CSV file, or NULL */
 static const char *bench_csv_name;  /* the program, first CSV column */
 
@@ -175,6 +182,8 @@ int cs_bench_find_shim(void)
      * ScaLAPACK program that runs without the preload. */
     void *sym = dlsym(RTLD_DEFAULT, "costa_shim_set_enabled");
     memcpy(&bench_set_enabled, &sym, sizeof sym);
+    sym = dlsym(RTLD_DEFAULT, "costa_shim_memory_held");
+    memcpy(&bench_memory_held, &sym, sizeof sym);
     int have = bench_set_enabled != NULL, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_have)
@@ -204,15 +213,70 @@ int cs_bench_verdict(const char *label, long bad_native, long bad_shim)
     return 0;
 }
 
-/* One call timed between barriers; local seconds (reduced by the caller). */
+/* A "Key:  <n> kB" line of /proc/self/status, in bytes; -1 if absent. */
+static double status_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, n) == 0)
+            v = 1024.0 * atof(line + n);
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Reset the process's peak resident size to its current one (Linux
+ * /proc/PID/clear_refs, value 5: this process only, no system setting). */
+static void reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+static double shim_held(void)
+{
+    return bench_memory_held ? (double)bench_memory_held() : 0.0;
+}
+
+/* One call timed between barriers; local seconds (reduced by the caller).
+ * Outside the timed part: the peak resident size during the call against
+ * the size before it (bench_mem). */
 static double timed_call(cs_bench_call_fn call, void *ctx, int shim)
 {
+    reset_peak();
+    double rss = status_bytes("VmRSS:"), held = shim ? shim_held() : 0.0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     call(ctx, shim);
     double t = MPI_Wtime() - t0;
     MPI_Barrier(MPI_COMM_WORLD);
+    double hwm = status_bytes("VmHWM:");
+    if (rss >= 0 && hwm >= 0 && hwm - rss + held > bench_mem[shim != 0])
+        bench_mem[shim != 0] = hwm - rss + held;
+    if (shim && shim_held() > bench_held)
+        bench_held = shim_held();
     return t;
+}
+
+void cs_bench_mem_start(void)
+{
+    bench_mem[0] = bench_mem[1] = bench_held = 0.0;
+}
+
+void cs_bench_mem_end(cs_bench_row_t *row)
+{
+    double mine[3] = {bench_mem[0], bench_mem[1], bench_held}, all[3];
+    MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    row->native_mem_mb = all[0] / (1 << 20);
+    row->shim_mem_mb = all[1] / (1 << 20);
+    row->shim_held_mb = all[2] / (1 << 20);
 }
 
 double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
@@ -286,11 +350,16 @@ void cs_bench_print_head(const char *title, const char *floor_line,
            memcpy_bytes >> 20, mpi_bw / 1e9);
     printf("%s\n", floor_line);
     printf("mpi_ms: the same with what crosses ranks passing through MPI "
-           "once instead, at the MPI speed above\n\n");
-    printf("%-4s %-*s %5s %10s %10s %8s %8s %8s %8s %10s %7s %5s\n", "case",
-           desc_w, "description", "reps", "native_ms", "shim_ms", "shim/nat",
-           "copy_ms", "mpi_ms", have_shim ? "fl/shim" : "fl/nat", "1st_ms",
-           "1st/med", "check");
+           "once instead, at the MPI speed above\n");
+    printf("nat_MiB, shim_MiB: the most one call raised a rank's resident "
+           "memory above the application's own (the shim's: what it holds "
+           "between calls counted in); held_MiB: the most the shim held "
+           "(workspace, plans)\n\n");
+    printf("%-4s %-*s %5s %10s %10s %8s %8s %8s %8s %10s %7s %8s %8s %8s "
+           "%5s\n",
+           "case", desc_w, "description", "reps", "native_ms", "shim_ms",
+           "shim/nat", "copy_ms", "mpi_ms", have_shim ? "fl/shim" : "fl/nat",
+           "1st_ms", "1st/med", "nat_MiB", "shim_MiB", "held_MiB", "check");
     fflush(stdout);
 }
 
@@ -307,20 +376,24 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
                  row->shim_ms / row->native_ms);
     }
     printf("%-4s %-*s %5d %10.3f %10s %8s %8.3f %8.3f %8.3f %10.3f %7.2f "
-           "%5s\n",
+           "%8.1f %8.1f %8.1f %5s\n",
            row->label, desc_w, row->what, row->reps, row->native_ms, shim_s,
            ratio_s, row->floor_ms, row->mpi_floor_ms,
            t > 0 ? row->mpi_floor_ms / t : 0.0,
-           first, t > 0 ? first / t : 0.0,
+           first, t > 0 ? first / t : 0.0, row->native_mem_mb,
+           row->shim_mem_mb, row->shim_held_mb,
            row->ok ? (have_shim ? "ok" : "ok*") : "FAIL");
     fflush(stdout);
     if (bench_csv) {
         fprintf(bench_csv,
-                "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f\n",
+                "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.3f,"
+                "%.3f,%.3f\n",
                 bench_csv_name, row->label, row->what, row->size, row->reps,
                 row->native_ms, have_shim ? row->shim_ms : 0.0, row->floor_ms,
                 row->native_first_ms, have_shim ? row->shim_first_ms : 0.0,
-                row->ok, row->mpi_floor_ms);
+                row->ok, row->mpi_floor_ms, row->native_mem_mb,
+                have_shim ? row->shim_mem_mb : 0.0,
+                have_shim ? row->shim_held_mb : 0.0);
         fflush(bench_csv);
     }
 }
@@ -336,7 +409,8 @@ void cs_bench_csv_open(const char *path, const char *bench)
     if (ftell(bench_csv) == 0)
         fprintf(bench_csv, "bench,case,description,size,reps,native_ms,"
                            "shim_ms,floor_ms,native_first_ms,shim_first_ms,"
-                           "ok,mpi_floor_ms\n");
+                           "ok,mpi_floor_ms,native_mem_mb,shim_mem_mb,"
+                           "shim_held_mb\n");
 }
 
 void cs_bench_csv_close(void)

@@ -108,7 +108,22 @@ typedef struct {
     double mpi_floor_ms; /* floor with what crosses ranks through MPI */
     double native_first_ms, shim_first_ms;   /* each path's first call */
     int ok;
+    /* cs_bench_mem_end(): MiB, max over ranks and the case's timed calls */
+    double native_mem_mb; /* a native call's peak above the RSS before it */
+    double shim_mem_mb;   /* a shim call's, plus what the shim held */
+    double shim_held_mb;  /* what the shim held after a call */
 } cs_bench_row_t;
+
+/* Memory of a case: cs_bench_mem_start() before its first call (local),
+ * cs_bench_mem_end() after its last (collective) fills the row's _mem_
+ * fields from every call timed in between (cs_bench_time_once,
+ * cs_bench_time): the peak resident size (VmHWM, reset before each call)
+ * above the size before the call, for the shim plus what it held before
+ * the call (its costa_shim_memory_held hook), and the most it held after
+ * one.  Native calls are measured while the shim's memory stays resident,
+ * which their peak above the size before them leaves out. */
+void cs_bench_mem_start(void);
+void cs_bench_mem_end(cs_bench_row_t *row);
 
 /* Rank 0: the lines above the table (title and copy-floor lines given,
  * the mode, memcpy and MPI lines common) and the table's header; desc_w:
@@ -122,8 +137,9 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim);
 
 /* Rank 0: append rows (with a header line if the file is new or empty) to
  * path as bench,case,description,size,reps,native_ms,shim_ms,floor_ms,
- * native_first_ms,shim_first_ms,ok,mpi_floor_ms (scripts/bench_report.py
- * reads it; the last column is newer than the kept baseline file);
+ * native_first_ms,shim_first_ms,ok,mpi_floor_ms,native_mem_mb,
+ * shim_mem_mb,shim_held_mb (scripts/bench_report.py reads it; the columns
+ * from mpi_floor_ms on are newer than the kept baseline file);
  * bench names the program.  Dies if the file cannot be opened. */
 void cs_bench_csv_open(const char *path, const char *bench);
 void cs_bench_csv_close(void);

@@ -11,12 +11,16 @@
  * offsets in non-natural order (reversed, shuffled, with gaps), garbage
  * offsets for blocks a rank does not own.  Then a random sub-matrix
  * (m, n incl. 0, offsets) of esize 1, 3, 4, 8, 12 or 16 bytes is copied
- * (every fourth case only its upper or lower trapezoid) with threads 1/2, overlap on/off and message limits 0 (default), 7, 64
- * and random, reusing and recreating plans.  Checks, element by element,
- * on every rank: B inside the sub-matrix (trapezoid) holds the right A element,
- * everything else of local B (padding, other elements) is unchanged, local
- * A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
- * brute-force count.  Rank 0 prints "cs_test: OK" if no rank failed.
+ * (every fourth case only its upper or lower trapezoid) with threads 1/2,
+ * overlap on/off and message limits 0 (default), 7, 64 and random, reusing
+ * and recreating plans, a third of the plans cut into panels by a random
+ * workspace bound (cs_eng_plan_create_bounded).  Checks, element by
+ * element, on every rank: B inside the sub-matrix (trapezoid) holds the
+ * right A element, everything else of local B (padding, other elements) is
+ * unchanged, local A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
+ * brute-force count (message counts of uncut plans only); no panel of a
+ * cut plan needs more workspace than the bound unless it is one column or
+ * row wide.  Rank 0 prints "cs_test: OK" if no rank failed.
  *
  * Usage: test_engine [cases [seed]]   (default 300 cases, seed 1)
  * Local arrays are allocated to their exact size so that valgrind sees any
@@ -568,7 +572,22 @@ typedef struct {
         }                                                                     \
     } while (0)
 
-static int64_t ncases_run, nexec_run, nbytes_checked;
+static int64_t ncases_run, nexec_run, nbytes_checked, ncut_plans;
+
+/* A cut plan: every panel within the bound ws, unless it is one target
+ * column (or row) wide, which no cut can make smaller. */
+static int panels_within(const cs_eng_plan_t *plan, int64_t ws)
+{
+    for (int i = 0; i < plan->npanel; i++) {
+        const cs_eng_plan_t *p = plan->panel[i];
+        int64_t w = cs_eng_plan_workspace_bytes(p);
+        int line = p->op.n == 1 || p->op.m == 1;
+        if (w > ws && !line) {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
                      int nvariants)
@@ -647,6 +666,10 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         var[v].reserve = rnd() % 2;
     }
     int pass_null_a = rnd() % 2, pass_null_b = rnd() % 2;
+    /* a workspace bound for a third of the plans (the same on every
+     * rank), small enough to cut most of them */
+    int64_t total = op.m * op.n * (int64_t)es;
+    int64_t bound = rnd() % 3 == 0 && total > 0 ? rr(1, total) : 0;
 
     layout_selfcheck(&A, me);
     layout_selfcheck(&B, me);
@@ -695,9 +718,17 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         if (vr->fresh_plan || !plan) {
             cs_eng_plan_destroy(plan);
             plan = NULL;
-            cs_status_t st = cs_eng_plan_create(&la, &lb, &op, me, &plan);
+            cs_status_t st =
+                cs_eng_plan_create_bounded(&la, &lb, &op, me, bound, &plan);
             CASE_CHECK(st == CS_OK, "case %d rank %d: plan_create: %s", c,
                           me, cs_status_str(st));
+            if (st == CS_OK && cs_eng_plan_panels(plan) > 1) {
+                ncut_plans++;
+                CASE_CHECK(panels_within(plan, bound),
+                           "case %d rank %d: a panel of %d needs more than "
+                           "%" PRId64 " bytes",
+                           c, me, cs_eng_plan_panels(plan), bound);
+            }
             int bad = st != CS_OK, anybad = 0;
             MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
             if (anybad) {
@@ -783,7 +814,8 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
                       "/%" PRId64 " want %" PRId64 "/%" PRId64 "/%" PRId64,
                       c, me, v, stats.bytes_sent, stats.bytes_recv,
                       stats.bytes_self, ws, wr, self);
-        CASE_CHECK(stats.msgs_sent == ms && stats.msgs_recv == mr,
+        int cut = cs_eng_plan_panels(plan) > 1; /* cut into more messages */
+        CASE_CHECK(cut || (stats.msgs_sent == ms && stats.msgs_recv == mr),
                       "case %d rank %d v %d: stats msgs %" PRId64 "/%" PRId64
                       " want %" PRId64 "/%" PRId64,
                       c, me, v, stats.msgs_sent, stats.msgs_recv, ms, mr);
@@ -848,14 +880,18 @@ int main(int argc, char **argv)
     double t1 = MPI_Wtime();
     int fails = cs_test_failures, total = 0;
     MPI_Reduce(&fails, &total, 1, MPI_INT, MPI_SUM, 0, comm);
-    int64_t bytes = 0;
+    int64_t bytes = 0, cuts = 0;
     MPI_Reduce(&nbytes_checked, &bytes, 1, MPI_INT64_T, MPI_SUM, 0, comm);
+    MPI_Reduce(&ncut_plans, &cuts, 1, MPI_INT64_T, MPI_SUM, 0, comm);
     int rc = 0;
     if (me == 0) {
         printf("test_engine: %d ranks, %" PRId64 " cases, %" PRId64
-               " executions, %" PRId64 " B bytes checked, %.2f s\n",
-               P, ncases_run, nexec_run, bytes, t1 - t0);
+               " executions, %" PRId64 " B bytes checked, %" PRId64
+               " cut plans, %.2f s\n",
+               P, ncases_run, nexec_run, bytes, cuts, t1 - t0);
         cs_test_failures = total;
+        /* the bound must have cut plans, or the panels went untested */
+        CS_TEST_CHECK(ncases_run < 50 || cuts > 0, "no plan was cut");
         rc = cs_test_done();
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);

@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 23);
+    CS_TEST_EQ(n, 24);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -191,6 +191,7 @@ static void test_defaults(void)
     CS_TEST_EQ(c.threads, 0);
     CS_TEST_EQ(c.overlap, 1);
     CS_TEST_EQ(c.max_memory, CS_CFG_SIZE_WORD); /* auto */
+    CS_TEST_EQ(c.workspace, CS_CFG_SIZE_WORD);  /* auto */
     CS_TEST_EQ(c.test_nomem, -1);
     CS_TEST_EQ(c.shm, CS_CFG_SHM_AUTO);
     CS_TEST_EQ(c.shm_min, 64 * 1024);
@@ -299,7 +300,11 @@ static void test_numbers(void)
                {"COSTA_SHIM_MAX_MEMORY=4GB", (int64_t)4 << 30},
                {"COSTA_SHIM_MAX_MEMORY=4GiB", (int64_t)4 << 30},
                {"COSTA_SHIM_MAX_MEMORY=512kB", 512 << 10},
-               {"COSTA_SHIM_MAX_MEMORY=100B", 100}},
+               {"COSTA_SHIM_MAX_MEMORY=100B", 100},
+               {"COSTA_SHIM_WORKSPACE=auto", CS_CFG_SIZE_WORD},
+               {"COSTA_SHIM_WORKSPACE=inf", -1},
+               {"COSTA_SHIM_WORKSPACE=1", 1},
+               {"COSTA_SHIM_WORKSPACE=64MiB", (int64_t)64 << 20}},
       ints[] = {{"COSTA_SHIM_THREADS=default", 0},
                 {"COSTA_SHIM_THREADS=DEFAULT", 0},
                 {"COSTA_SHIM_THREADS=0", 0},
@@ -319,8 +324,11 @@ static void test_numbers(void)
     }
     for (i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
         parse1(&c, mem[i].entry);
-        CS_TEST_CHECK(c.n_warnings == 0 && c.max_memory == mem[i].v, "%s",
-                      mem[i].entry);
+        CS_TEST_CHECK(c.n_warnings == 0 &&
+                          (strstr(mem[i].entry, "WORKSPACE") ? c.workspace
+                                                             : c.max_memory) ==
+                              mem[i].v,
+                      "%s", mem[i].entry);
     }
     for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         parse1(&c, ints[i].entry);
@@ -572,6 +580,9 @@ static void test_bad_values(void)
         {"COSTA_SHIM_MAX_MEMORY", "4GBB"},
         {"COSTA_SHIM_MAX_MEMORY", "9999999999T"},
         {"COSTA_SHIM_MAX_MEMORY", ""},
+        {"COSTA_SHIM_WORKSPACE", "0"},
+        {"COSTA_SHIM_WORKSPACE", "-1"},
+        {"COSTA_SHIM_WORKSPACE", "some"},
         {"COSTA_SHIM_SHM", "on"},
         {"COSTA_SHIM_SHM", ""},
         {"COSTA_SHIM_SHM_MIN", "-1"},

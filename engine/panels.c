@@ -1,0 +1,295 @@
+/*
+ * engine/panels.c - bounding a call's workspace by cutting it into panels.
+ *
+ * An operation whose send and receive buffers would exceed the bound on
+ * some rank runs as a sequence of panels: consecutive ranges of whole
+ * target columns (or rows, when the target has more rows than columns),
+ * each an operation of its own with its own plan, executed one after the
+ * other through the same workspace.  Every element is computed as in the
+ * uncut operation (the mask's diagonal offset and p?tradd's halo are
+ * shifted to the panel), so results are the same bit for bit.
+ *
+ * RATIONALE: cutting the operation rather than its packages keeps every
+ * path of the exchange (pieces sent from A or received into B, the shared
+ * send buffer, trapezoids) as it is; a panel is one more exchange, whose
+ * packing, transfer and unpacking overlap as in any call.
+ *
+ * Every rank must cut alike, without communicating: the cut is computed
+ * from global information only (the layouts' distributions and grids, op
+ * and the bound), never from this rank's storage.  What a rank could need
+ * is bounded by the bytes it sends plus the bytes it receives
+ * (busiest_bytes): elements that stay on it need no buffer, and pieces
+ * sent from A or received into B need none either, so the bound may cut
+ * where buffers would have fitted, never the other way.
+ */
+#include <stdlib.h>
+
+#include "engine/engine_int.h"
+
+/* Sum of the group totals of overlay ov per A coordinate (by_a) and per
+ * B coordinate (by_b), arrays of na and nb zeroed by the caller. */
+static void coord_totals(const cs_eng_overlay_t *ov, int64_t *by_a, int na,
+                         int64_t *by_b, int nb)
+{
+    for (int64_t g = 0; g < ov->ngroup; g++) {
+        const cs_eng_group_t *gr = &ov->group[g];
+        if (gr->pa >= 0 && gr->pa < na) {
+            by_a[gr->pa] += gr->total;
+        }
+        if (gr->pb >= 0 && gr->pb < nb) {
+            by_b[gr->pb] += gr->total;
+        }
+    }
+}
+
+/* Elements of overlay ov going from A coordinate pa to B coordinate pb
+ * (groups are sorted by (pa, pb), one per pair). */
+static int64_t pair_total(const cs_eng_overlay_t *ov, int pa, int pb)
+{
+    int64_t first, count;
+    cs_eng_overlay_groups_pa(ov, pa, &first, &count);
+    int64_t lo = first, hi = first + count;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ov->group[mid].pb < pb) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < first + count && ov->group[lo].pb == pb ? ov->group[lo].total
+                                                        : 0;
+}
+
+/* Largest rank number of a grid, -1 when it has none. */
+static int grid_max_rank(const cs_eng_layout_t *l)
+{
+    int mx = -1;
+    for (int i = 0; i < l->nprow * l->npcol; i++) {
+        mx = l->grid[i] > mx ? l->grid[i] : mx;
+    }
+    return mx;
+}
+
+/*
+ * *bytes_p = the most any rank sends plus receives in op (elements of the
+ * whole rectangle, so a masked operation is overestimated): for each rank,
+ * what it owns of sub(A) and of sub(B), less twice what stays on it, which
+ * is counted only for a rank with one cell in each grid (a product of one
+ * row pair and one column pair; a rank with several cells keeps nothing in
+ * this bound).  Global information only; O(groups + grid cells + P log
+ * groups) time, O(P + grid coordinates) memory.  Local.
+ */
+static cs_status_t busiest_bytes(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int64_t *bytes_p)
+{
+    cs_eng_overlay_t ro, co;
+    cs_status_t st = cs_eng_op_overlays(a, b, op, &ro, &co);
+    if (st != CS_OK) {
+        return st;
+    }
+    int tr = op->trans;
+    /* A's coordinates along the target's rows and columns */
+    int nar = tr ? a->npcol : a->nprow, nac = tr ? a->nprow : a->npcol;
+    int np = grid_max_rank(a) > grid_max_rank(b) ? grid_max_rank(a) + 1
+                                                 : grid_max_rank(b) + 1;
+    size_t nt = (size_t)nar + (size_t)nac + (size_t)b->nprow +
+                (size_t)b->npcol;
+    int64_t *tot = calloc(nt + 2 * (size_t)np + 1, sizeof(*tot));
+    int *cell = malloc((4 * (size_t)np + 1) * sizeof(*cell));
+    if (!tot || !cell) {
+        free(tot);
+        free(cell);
+        cs_eng_overlay_free(&ro);
+        cs_eng_overlay_free(&co);
+        return CS_ERR_NOMEM;
+    }
+    int64_t *ra = tot, *ca = ra + nar, *rb = ca + nac, *cb = rb + b->nprow;
+    int64_t *own = cb + b->npcol; /* per rank: owned in A plus in B */
+    int64_t *ncell = own + np;    /* per rank: cells in A * 65536 + in B */
+    int *cella = cell, *cellb = cell + 2 * (size_t)np;
+    coord_totals(&ro, ra, nar, rb, b->nprow);
+    coord_totals(&co, ca, nac, cb, b->npcol);
+    for (int pr = 0; pr < a->nprow; pr++) {
+        for (int pc = 0; pc < a->npcol; pc++) {
+            int r = a->grid[pr * a->npcol + pc];
+            if (r < 0) {
+                continue;
+            }
+            int x = tr ? pc : pr, y = tr ? pr : pc;
+            own[r] += ra[x] * ca[y];
+            ncell[r] += 65536;
+            cella[2 * r] = x;
+            cella[2 * r + 1] = y;
+        }
+    }
+    for (int pr = 0; pr < b->nprow; pr++) {
+        for (int pc = 0; pc < b->npcol; pc++) {
+            int r = b->grid[pr * b->npcol + pc];
+            if (r < 0) {
+                continue;
+            }
+            own[r] += rb[pr] * cb[pc];
+            ncell[r] += 1;
+            cellb[2 * r] = pr;
+            cellb[2 * r + 1] = pc;
+        }
+    }
+    int64_t most = 0;
+    for (int r = 0; r < np; r++) {
+        int64_t moved = own[r];
+        if (ncell[r] == 65536 + 1) {
+            moved -= 2 * pair_total(&ro, cella[2 * r], cellb[2 * r]) *
+                     pair_total(&co, cella[2 * r + 1], cellb[2 * r + 1]);
+        }
+        most = moved > most ? moved : most;
+    }
+    free(tot);
+    free(cell);
+    cs_eng_overlay_free(&ro);
+    cs_eng_overlay_free(&co);
+    *bytes_p = most * (int64_t)op->esize;
+    return CS_OK;
+}
+
+/* The operation of panel [lo, hi) of op's columns (cols = 1) or rows. */
+static cs_eng_op_t panel_op(const cs_eng_op_t *op, int cols, int64_t lo,
+                            int64_t hi)
+{
+    cs_eng_op_t p = *op;
+    if (cols) {
+        p.n = hi - lo;
+        p.jb += lo;
+        *(op->trans ? &p.ia : &p.ja) += lo;
+        p.mask_k += lo; /* i - j against k, with j = lo + j' */
+    } else {
+        p.m = hi - lo;
+        p.ib += lo;
+        *(op->trans ? &p.ja : &p.ia) += lo;
+        p.mask_k -= lo;
+    }
+    return p;
+}
+
+/* Cut points of op (ncut + 1 of them, from 0 to the extent) so that no
+ * panel's busiest rank moves more than ws: first evenly by the whole
+ * call's need, then halving any panel still above it.  *cut_p is malloc'd.
+ * The same on every rank. */
+static cs_status_t cut(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                       const cs_eng_op_t *op, int cols, int64_t need,
+                       int64_t ws, int64_t **cut_p, int *ncut_p)
+{
+    int64_t ext = cols ? op->n : op->m;
+    int64_t k = (need + ws - 1) / ws;
+    k = k < ext ? k : ext;
+    k = k < CS_ENG_PANELS_MAX ? k : CS_ENG_PANELS_MAX;
+    int64_t *c = malloc(((size_t)CS_ENG_PANELS_MAX + 1) * sizeof(*c));
+    if (!c) {
+        return CS_ERR_NOMEM;
+    }
+    int n = (int)k;
+    for (int i = 0; i <= n; i++) {
+        c[i] = ext * i / n;
+    }
+    for (int i = 0; i < n;) {
+        cs_eng_op_t p = panel_op(op, cols, c[i], c[i + 1]);
+        int64_t pn = 0;
+        cs_status_t st = busiest_bytes(a, b, &p, &pn);
+        if (st != CS_OK) {
+            free(c);
+            return st;
+        }
+        if (pn <= ws || c[i + 1] - c[i] < 2 || n == CS_ENG_PANELS_MAX) {
+            i++;
+            continue;
+        }
+        for (int j = n; j > i; j--) {
+            c[j + 1] = c[j];
+        }
+        c[i + 1] = c[i] + (c[i + 2] - c[i]) / 2;
+        n++;
+    }
+    *cut_p = c;
+    *ncut_p = n;
+    return CS_OK;
+}
+
+cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
+                                       const cs_eng_layout_t *b,
+                                       const cs_eng_op_t *op, int me,
+                                       int64_t ws_max,
+                                       cs_eng_plan_t **plan_p)
+{
+    if (ws_max == 0 || !cs_eng_op_ok(a, b, op) || op->m == 0 || op->n == 0) {
+        return cs_eng_plan_create(a, b, op, me, plan_p);
+    }
+    cs_eng_xform_t xf;
+    cs_eng_xform_init(op, &xf);
+    if (xf.mode == CS_XM_ZERO || xf.mode == CS_XM_BSCALE ||
+        xf.mode == CS_XM_NOP) {
+        return cs_eng_plan_create(a, b, op, me, plan_p); /* nothing sent */
+    }
+    int64_t need = 0;
+    cs_status_t st = busiest_bytes(a, b, op, &need);
+    if (st != CS_OK) {
+        return st;
+    }
+    int64_t ws = ws_max > 0 ? ws_max
+                 : need / 8 > CS_ENG_WS_AUTO_MIN ? need / 8
+                                                 : CS_ENG_WS_AUTO_MIN;
+    if (need <= ws) {
+        return cs_eng_plan_create(a, b, op, me, plan_p);
+    }
+    int cols = op->n >= op->m;
+    int64_t *c = NULL;
+    int n = 0;
+    st = cut(a, b, op, cols, need, ws, &c, &n);
+    if (st != CS_OK) {
+        return st;
+    }
+    cs_eng_plan_t *plan = calloc(1, sizeof(*plan));
+    cs_eng_plan_t **panel = calloc((size_t)n, sizeof(*panel));
+    if (!plan || !panel) {
+        free(plan);
+        free(panel);
+        free(c);
+        return CS_ERR_NOMEM;
+    }
+    plan->op = *op;
+    plan->me = me;
+    plan->xf = xf;
+    plan->panel = panel;
+    plan->npanel = n;
+    int64_t target = 0, sent = 0;
+    for (int i = 0; i < n && st == CS_OK; i++) {
+        cs_eng_op_t p = panel_op(op, cols, c[i], c[i + 1]);
+        st = cs_eng_plan_create(a, b, &p, me, &panel[i]);
+        if (st == CS_OK) {
+            cs_eng_xform_t *x = &panel[i]->xf;
+            x->halo_mn = xf.halo_mn;
+            x->halo_i0 = cols ? 0 : c[i];
+            x->halo_j0 = cols ? c[i] : 0;
+            target += panel[i]->self_bytes + panel[i]->recv_bytes;
+            sent += panel[i]->send_bytes;
+        }
+    }
+    free(c);
+    if (st != CS_OK) {
+        cs_eng_plan_destroy(plan);
+        return st;
+    }
+    /* non-temporal stores as the whole call would choose them (plan.c):
+     * what matters is what the call writes in all */
+    for (int i = 0; i < n; i++) {
+        panel[i]->xf.stream = target >= CS_ENG_STREAM_MIN_BYTES;
+        panel[i]->pack_xf.stream = sent >= CS_ENG_STREAM_MIN_BYTES;
+    }
+    *plan_p = plan;
+    return CS_OK;
+}
+
+int cs_eng_plan_panels(const cs_eng_plan_t *plan)
+{
+    return plan->npanel > 0 ? plan->npanel : 1;
+}
