@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,45 @@ static inline void *xmalloc(size_t n)
     if (!p)
         die("out of memory");
     return p;
+}
+
+/*
+ * Guard zones: CS_SWEEP_GUARD bytes of a pattern before and after a local
+ * array, so that a write just outside it (which the element checks inside
+ * the array cannot see) is caught by guard_check() after each call.
+ */
+#define CS_SWEEP_GUARD 256
+
+static inline unsigned char *guarded_alloc(size_t n)
+{
+    unsigned char *p = xmalloc(n + 2 * CS_SWEEP_GUARD);
+    memset(p, 0xA5, CS_SWEEP_GUARD);
+    memset(p + CS_SWEEP_GUARD + n, 0x5A, CS_SWEEP_GUARD);
+    return p + CS_SWEEP_GUARD;
+}
+
+static inline void guarded_free(unsigned char *q)
+{
+    if (q)
+        free(q - CS_SWEEP_GUARD);
+}
+
+/* Guard bytes of q (n bytes, from guarded_alloc) that changed; a FAIL line
+ * for config k naming the array when any did. */
+static inline long guard_check(const unsigned char *q, size_t n, int k,
+                               const char *what)
+{
+    long bad = 0;
+    if (!q)
+        return 0;
+    for (size_t i = 0; i < CS_SWEEP_GUARD; i++) {
+        bad += q[(ptrdiff_t)i - CS_SWEEP_GUARD] != 0xA5;
+        bad += q[n + i] != 0x5A;
+    }
+    if (bad)
+        FAILF("cfg %d: %ld guard bytes around local %s overwritten", k, bad,
+              what);
+    return bad;
 }
 
 /* After MPI_Init: rank, size (at most MAXP), program name for messages. */

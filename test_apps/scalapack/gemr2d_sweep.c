@@ -214,7 +214,7 @@ static void setup_local(const rng_t *r, mat_t *a, const grid_t *g, int which,
             a->nel = 3;
     }
     if (a->nel)
-        a->buf = xmalloc(a->nel * es);
+        a->buf = guarded_alloc(a->nel * es);
     for (size_t e = 0; e < a->nel; e++)
         put_sentinel(t, a->buf + e * es, which, k, nan);
     if (member && which == 0) {
@@ -238,7 +238,7 @@ static void setup_local(const rng_t *r, mat_t *a, const grid_t *g, int which,
 
 static void free_local(mat_t *a)
 {
-    free(a->buf);
+    guarded_free(a->buf);
     free(a->save);
     a->buf = a->save = NULL;
 }
@@ -447,6 +447,9 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
         do_call(c, c->a.desc, c->b.desc, c->a.buf, c->b.buf, c->gctx);
         check_a(c);
         check_b(c);
+        size_t es = elsize(c->t);
+        guard_check(c->a.buf, c->a.nel * es, c->k, "A");
+        guard_check(c->b.buf, c->b.nel * es, c->k, "B");
     }
     size_t es = elsize(c->t);
     uint64_t h = sweep_digest(c->a.nel, c->a.buf, c->b.nel, c->b.buf, es);

@@ -393,7 +393,7 @@ static void setup_local(const rng_t *r, mat_t *a, const grid_t *g, int which,
             a->nel = 3;
     }
     if (a->nel)
-        a->buf = xmalloc(a->nel * es);
+        a->buf = guarded_alloc(a->nel * es);
     for (size_t e = 0; e < a->nel; e++)
         gen_elem(t, a->buf + e * es, 2, (int)e, g_rank, k, VK_SENT);
     if (member) {
@@ -420,7 +420,7 @@ static void setup_local(const rng_t *r, mat_t *a, const grid_t *g, int which,
 
 static void free_local(mat_t *a)
 {
-    free(a->buf);
+    guarded_free(a->buf);
     free(a->save);
     free(a->rmap);
     free(a->cmap);
@@ -1217,6 +1217,8 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
                       c->gg.ctxt);
             check_unchanged(c, &c->a, "A");
             check_trmr_b(c);
+            guard_check(c->a.buf, c->a.nel * es, c->k, "A");
+            guard_check(c->b.buf, c->b.nel * es, c->k, "B");
         }
     } else {
         make_pblas_grid(c, r);
@@ -1242,6 +1244,8 @@ static void run_config(cfg_t *c, rng_t *r, FILE *dig)
             call_pblas(c);
             check_unchanged(c, &c->a, "A");
             check_pblas_c(c);
+            guard_check(c->a.buf, c->a.nel * es, c->k, "A");
+            guard_check(c->b.buf, c->b.nel * es, c->k, "C");
         }
     }
 
