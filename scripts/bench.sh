@@ -11,6 +11,8 @@
 # test_apps/unit/test_plan_scaling --bench (plan creation for simulated
 # grids of P = 256, 1024, 4096: CPU time and heap bytes per plan), one
 # process each, no MPI, -> bench_out/bench_kernels.txt, bench_plan.txt;
+# then bench_panels (test_apps/mpi/bench_panels.c: calls cut into panels
+# against uncut, alternating in one process) -> bench_out/bench_panels.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
 # Finally scripts/bench_report.py turns the MPI benchmarks' CSV rows
 # (bench_out/*.csv) into one table with the performance targets, compared
@@ -106,6 +108,18 @@ done
 echo
 CS_BENCH_PROG=bench_tran COSTA_SHIM_SHM=eager \
     run_mpi_bench bench_tran_shm --cases abcdfghjkl || failed+=(bench_tran_shm)
+
+# what cutting a call into panels costs (COSTA_SHIM_WORKSPACE): the same
+# operations uncut and cut, alternating in one process (2 ranks)
+panels=$bdir/t/mpi/bench_panels
+if [ -x "$panels" ]; then
+    echo
+    echo "== panels: 8000 x 8000 cut by the default bound, 4000 x 4000 by 16 MiB"
+    { OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 "$panels" --n 8000 --reps 20 &&
+      OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 "$panels" --n 4000 --reps 40 \
+          --ws 16777216; } | tee "$outdir/bench_panels.txt" ||
+        failed+=(bench_panels)
+fi
 
 # the transform kernels alone against memcpy (one process, no MPI)
 kernels=$bdir/t/unit/bench_kernels
