@@ -190,6 +190,10 @@ typedef struct {
      * plan's packing; 0: never.  Values below CS_ENG_SHM_MIN_FLOOR count
      * as that. */
     int64_t shm_min_bytes;
+    /* optional, per rank of the communicator: a group number (the shim
+     * passes each rank's node); stats count the bytes sent to peers of
+     * this rank's group apart.  NULL: no groups. */
+    const int *peer_group;
 } cs_eng_exec_opts_t;
 
 /* What one execution moved, as seen by the calling rank. */
@@ -197,6 +201,8 @@ typedef struct {
     int64_t bytes_sent;  /* to other ranks */
     int64_t bytes_recv;  /* from other ranks */
     int64_t bytes_self;  /* copied locally from A to B */
+    int64_t bytes_sent_near; /* of bytes_sent: to peers in this rank's
+                              * group (opts->peer_group; 0 without) */
     int64_t msgs_sent;   /* MPI messages */
     int64_t msgs_recv;
     int threads;         /* threads used */

@@ -560,6 +560,7 @@ static cs_status_t execute_panels(cs_eng_plan_t *plan, const void *a_base,
         sum.bytes_sent += v.bytes_sent;
         sum.bytes_recv += v.bytes_recv;
         sum.bytes_self += v.bytes_self;
+        sum.bytes_sent_near += v.bytes_sent_near;
         sum.msgs_sent += v.msgs_sent;
         sum.msgs_recv += v.msgs_recv;
         sum.threads = v.threads;
@@ -723,6 +724,13 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     check_mpi(wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
 
     if (stats_p) {
+        const int *grp = opts ? opts->peer_group : NULL;
+        stats_p->bytes_sent_near = 0;
+        for (int p = 0; grp && p < plan->nsend; p++) {
+            if (grp[plan->send[p].peer] == grp[plan->me]) {
+                stats_p->bytes_sent_near += plan->send[p].bytes;
+            }
+        }
         stats_p->bytes_sent = plan->send_bytes;
         stats_p->bytes_recv = plan->recv_bytes;
         stats_p->bytes_self = plan->self_bytes;

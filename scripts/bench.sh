@@ -9,7 +9,7 @@
 #                 (test_apps/bench/bench_tran.c) -> bench_out/bench_tran.txt
 # then test_apps/unit/bench_kernels (kernels against memcpy) and
 # test_apps/unit/test_plan_scaling --bench (plan creation for simulated
-# grids of P = 256, 1024, 4096: CPU time and heap bytes per plan), one
+# grids of P = 256 .. 65536: CPU time and heap bytes per plan), one
 # process each, no MPI, -> bench_out/bench_kernels.txt, bench_plan.txt;
 # then bench_panels (test_apps/mpi/bench_panels.c: calls cut into panels
 # against uncut, alternating in one process) -> bench_out/bench_panels.txt;

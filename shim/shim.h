@@ -223,6 +223,14 @@ MPI_Comm cs_shim_ctxt_system_comm(int ctxt);
  */
 cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p);
 
+/*
+ * For a communicator of cs_shim_ctxt_comm(): the node of each of its ranks
+ * (numbered 0, 1, ... in the order of their lowest rank, as MPI's
+ * MPI_COMM_TYPE_SHARED splits them), or NULL when unknown.  Owned by the
+ * communicator's cache entry.  Local.
+ */
+const int *cs_shim_comm_nodes(MPI_Comm comm);
+
 /* ------------------------------------------------------------ stats */
 
 /* One intercepted call, as the statistics and the trace line see it. */

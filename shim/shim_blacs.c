@@ -7,7 +7,8 @@
  * by context handle or MPI_Comm value, because BLACS recycles both: when the
  * application frees the grid, MPI frees the communicator and our delete
  * callback frees the duplicate with it.  One MPI_Comm_dup per grid, never
- * one per call.
+ * one per call.  On its first use the duplicate also learns which node
+ * each of its ranks runs on (node_table), for the report.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,7 +16,18 @@
 #include "config/log.h"
 #include "shim/shim.h"
 
+/* What a context's communicator carries: the duplicate, and which node
+ * each of its ranks runs on (for the report's bytes inside and across
+ * nodes). */
+typedef struct {
+    MPI_Comm comm;
+    int *node;
+} dup_t;
+
+/* cs_shim_dup_keyval: on the context's communicator, owns a dup_t;
+ * cs_shim_node_keyval: on the duplicate, the same dup_t, borrowed. */
 static int cs_shim_dup_keyval = MPI_KEYVAL_INVALID;
+static int cs_shim_node_keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t cs_shim_dup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -23,10 +35,56 @@ static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
-    MPI_Comm *dup = attr;
-    MPI_Comm_free(dup);
-    free(dup);
+    dup_t *d = attr;
+    MPI_Comm_free(&d->comm);
+    free(d->node);
+    free(d);
     return MPI_SUCCESS;
+}
+
+/*
+ * d->node[r] = the number of the node of rank r of d->comm (nodes numbered
+ * 0, 1, ... in the order of their lowest rank), from MPI's own idea of a
+ * node (MPI_COMM_TYPE_SHARED, which emulated nodes on one machine also
+ * split).  Collective over d->comm.  NULL when MPI cannot tell (then every
+ * byte counts as crossing nodes).
+ */
+static void node_table(dup_t *d)
+{
+    int me = 0, np = 0, lead = 0;
+    MPI_Comm_rank(d->comm, &me);
+    MPI_Comm_size(d->comm, &np);
+    MPI_Comm local = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(d->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                            &local) == MPI_SUCCESS &&
+        local != MPI_COMM_NULL) {
+        MPI_Allreduce(&me, &lead, 1, MPI_INT, MPI_MIN, local);
+        MPI_Comm_free(&local);
+    } else {
+        lead = me;
+    }
+    int *node = malloc((size_t)np * sizeof(*node));
+    int *first = malloc((size_t)np * sizeof(*first));
+    if (!node || !first) {
+        free(node);
+        free(first);
+        return;
+    }
+    MPI_Allgather(&lead, 1, MPI_INT, node, 1, MPI_INT, d->comm);
+    /* leaders (lowest ranks of their node) become 0, 1, ... in order */
+    int n = 0;
+    for (int r = 0; r < np; r++) {
+        first[r] = -1;
+    }
+    for (int r = 0; r < np; r++) {
+        int l = node[r];
+        if (first[l] < 0) {
+            first[l] = n++;
+        }
+        node[r] = first[l];
+    }
+    free(first);
+    d->node = node;
 }
 
 cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p)
@@ -40,32 +98,56 @@ cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p)
     if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID) {
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dup_delete,
                                &cs_shim_dup_keyval, NULL);
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+                               MPI_COMM_NULL_DELETE_FN, &cs_shim_node_keyval,
+                               NULL);
     }
     pthread_mutex_unlock(&cs_shim_dup_lock);
-    if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID) {
+    if (cs_shim_dup_keyval == MPI_KEYVAL_INVALID ||
+        cs_shim_node_keyval == MPI_KEYVAL_INVALID) {
         return CS_ERR_MPI;
     }
-    MPI_Comm *dup = NULL;
+    dup_t *d = NULL;
     int found = 0;
-    if (MPI_Comm_get_attr(sys, cs_shim_dup_keyval, &dup, &found) !=
+    if (MPI_Comm_get_attr(sys, cs_shim_dup_keyval, &d, &found) !=
         MPI_SUCCESS) {
         return CS_ERR_MPI;
     }
     if (found) {
-        *comm_p = *dup;
+        *comm_p = d->comm;
         return CS_OK;
     }
-    dup = malloc(sizeof(*dup));
-    if (!dup) {
+    d = calloc(1, sizeof(*d));
+    if (!d) {
         cs_shim_fatal("out of memory caching a communicator");
     }
     /* collective over the context: every member makes its first call on
      * this context at the same point of the program */
-    if (MPI_Comm_dup(sys, dup) != MPI_SUCCESS ||
-        MPI_Comm_set_attr(sys, cs_shim_dup_keyval, dup) != MPI_SUCCESS) {
-        free(dup);
+    if (MPI_Comm_dup(sys, &d->comm) != MPI_SUCCESS) {
+        free(d);
         return CS_ERR_MPI;
     }
-    *comm_p = *dup;
+    node_table(d);
+    if (MPI_Comm_set_attr(d->comm, cs_shim_node_keyval, d) != MPI_SUCCESS ||
+        MPI_Comm_set_attr(sys, cs_shim_dup_keyval, d) != MPI_SUCCESS) {
+        MPI_Comm_free(&d->comm);
+        free(d->node);
+        free(d);
+        return CS_ERR_MPI;
+    }
+    *comm_p = d->comm;
     return CS_OK;
+}
+
+const int *cs_shim_comm_nodes(MPI_Comm comm)
+{
+    dup_t *d = NULL;
+    int found = 0;
+    if (cs_shim_node_keyval == MPI_KEYVAL_INVALID ||
+        MPI_Comm_get_attr(comm, cs_shim_node_keyval, &d, &found) !=
+            MPI_SUCCESS ||
+        !found) {
+        return NULL;
+    }
+    return d->node;
 }

@@ -111,13 +111,16 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
  * Plan cache (shim_plan_cache.c).  get: the cached plan built from exactly
  * this exchanged table (n ints), rank and extra key, or NULL; the cache
  * keeps owning it.  put: hand a plan over to the cache (returns 0 if it
- * was not taken: the caller still owns it).  clear: free all (finalize).
+ * was not taken: the caller still owns it); the table's first priv ints
+ * are this process's own and left out of its hash, which the processes
+ * compare (cs_shim_plan_cache_table).  clear: free all (finalize).
  * Local; one thread at a time.
  */
 cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
                                       const int64_t extra[4]);
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
-                           const int64_t extra[4], cs_eng_plan_t *plan);
+                           const int64_t extra[4], cs_eng_plan_t *plan,
+                           int priv);
 void cs_shim_plan_cache_clear(void);
 
 /* Heap bytes the cached plans and their tables hold.  Local. */
@@ -150,9 +153,10 @@ int64_t cs_shim_mem_peak(void);
 /*
  * The most recently used cached table (n ints, rows of nrow ints) whose
  * row `me` equals row, or NULL; *hash_p gets its cs_shim_relabel_hash
- * (computed once, when the table was cached).  Lets p?gemr2d skip its
- * table exchange when every rank holds the same cached table (see
- * shim_redist.c).  The pointer is valid until the next put or clear.
+ * (computed once, when the table was cached: of all but its private
+ * ints).  Lets p?gemr2d skip its table exchange when every rank holds the
+ * same cached table (see shim_redist_table.c).  The pointer is valid until
+ * the next put or clear.
  * Local.
  */
 const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,

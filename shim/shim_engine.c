@@ -91,7 +91,7 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
                            cs_status_t *st_p)
 {
     cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
-                               engine_shm_min(cfg)};
+                               engine_shm_min(cfg), NULL};
     cs_eng_plan_t *plan = NULL;
     /* COSTA_SHIM_WORKSPACE: inf is the engine's 0 (no bound) */
     int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
@@ -135,11 +135,15 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
         transient += plans[k] ? cs_eng_plan_heap_bytes(plans[k]) : 0;
     }
     cs_shim_mem_note(transient);
+    /* the ranks' nodes, so that the bytes inside a node are counted */
+    cs_eng_exec_opts_t o = *opts;
+    o.peer_group = cs_shim_comm_nodes(comm);
     for (int k = 0; k < n; k++) {
         if (worst == 0) {
             cs_eng_stats_t v = {0};
-            cs_eng_plan_execute(plans[k], a, b, comm, opts, &v);
+            cs_eng_plan_execute(plans[k], a, b, comm, &o, &v);
             rec->vol.bytes_sent += v.bytes_sent;
+            rec->vol.bytes_sent_near += v.bytes_sent_near;
             rec->vol.bytes_recv += v.bytes_recv;
             rec->vol.bytes_self += v.bytes_self;
             rec->vol.msgs_sent += v.msgs_sent;
@@ -156,7 +160,7 @@ int cs_shim_engine_reuse(cs_eng_plan_t *plan, const cs_config_t *cfg,
                          cs_eng_exec_opts_t *opts_p, cs_status_t *st_p)
 {
     cs_eng_exec_opts_t opts = {engine_threads(cfg), cfg->overlap, 0,
-                               engine_shm_min(cfg)};
+                               engine_shm_min(cfg), NULL};
     cs_status_t st = CS_OK;
     int local = reserve(plan, 1, cfg, &opts, &st);
     *opts_p = opts;

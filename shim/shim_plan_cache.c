@@ -117,7 +117,8 @@ static void entry_free(cs_shim_plan_entry_t *e)
 }
 
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
-                           const int64_t extra[4], cs_eng_plan_t *plan)
+                           const int64_t extra[4], cs_eng_plan_t *plan,
+                           int priv)
 {
     cs_shim_plan_cache_t *c = cache_mine();
     if (!c || n > CS_SHIM_PLAN_CACHE_MAX_INTS) {
@@ -155,7 +156,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     entry_free(victim);
     victim->tab = copy;
-    victim->hash = cs_shim_relabel_hash(0, copy, n);
+    victim->hash = cs_shim_relabel_hash(0, copy + priv, n - priv);
     victim->n = n;
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));

@@ -5,11 +5,12 @@
  *
  * The decision follows scalapack-semantics.md section 5: every process of
  * the global context reports its own view (membership and coordinates in A
- * and B, A's and B's parameters, local problems) in ONE MPI_Allgather on
- * the context's private communicator (replaced by one small MPI_Allreduce
- * when every rank holds that same table from an earlier call), and every process then evaluates the
- * same deterministic rules on the same table, so all take the same path
- * before anything is sent.  Input ScaLAPACK rejects goes to the real routine
+ * and B, A's and B's parameters, local problems) on the context's private
+ * communicator (shim_redist_table.c: one small MPI_Allreduce, then a
+ * gather of two positions per process unless every rank holds that same
+ * table from an earlier call), and every process then evaluates the same
+ * deterministic rules on the same table, so all take the same path before
+ * anything is sent.  Input ScaLAPACK rejects goes to the real routine
  * (the user sees ScaLAPACK's own message); input on which ScaLAPACK would
  * crash or corrupt memory stops with a costa-shim message instead.
  */
@@ -20,6 +21,7 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim_call.h"
+#include "shim/shim_redist_int.h"
 #include "shim/shim_relabel.h"
 #include "shim/shim_trace.h"
 
@@ -31,29 +33,7 @@
 
 /* ------------------------------------------------------------ the table */
 
-/* One process's view, exchanged with MPI_Allgather.  Matrix X is A (0) or
- * B (1); its fields start at F_X0 + X * F_XN. */
-enum {
-    F_M = 0,
-    F_N,
-    F_ROUTINE,
-    F_LOCAL,    /* bits of local problems, below */
-    F_WRANK,    /* rank in MPI_COMM_WORLD, for the trace's grid order */
-    F_X0,
-    /* per matrix */
-    X_IN = 0, X_P, X_Q, X_R, X_C, X_M, X_N, X_MB, X_NB, X_RSRC, X_CSRC, X_I,
-    X_J,
-    X_STAMP,    /* COSTA_SHIM_RELABEL: the grid's stamp here, else -1 */
-    F_XN,
-    F_NINFO = F_X0 + 2 * F_XN
-};
-
-enum {
-    L_LLD_A = 1,  /* LLD below the local rows of the whole matrix */
-    L_LLD_B = 2,
-    L_NULL_A = 4, /* NULL array on a process owning part of sub(A) */
-    L_NULL_B = 8
-};
+/* The table's fields: shim_redist_int.h. */
 
 static int64_t imin(int64_t a, int64_t b)
 {
@@ -387,59 +367,6 @@ static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
     }
 }
 
-/*
- * The table of every rank's row (np rows of F_NINFO ints) into tab.
- * RATIONALE: applications repeat the same call (the plan cache's case);
- * then one MPI_Allreduce of three integers replaces the MPI_Allgather of
- * np rows (O(np) bytes to every rank).  Each rank proposes the cached
- * table whose row `me` is its current row.  If every rank proposes one,
- * and all of them are the same table (the maximum and minimum of their
- * hashes agree), then that table holds every rank's current row, i.e. it
- * is the table the allgather would return (up to a collision of the 63-bit
- * FNV-1a hashes of different tables, about 2^-63); otherwise, and always
- * on the first call of a shape, the rows are gathered.  Collective.
- * Returns the seconds spent in the first reduction: the call's arrival
- * wait (cs_shim_record_t.t_wait).  The same reduction tells (*settle_p)
- * whether any rank may have to allocate for the call (a new table, or a
- * cached plan, under key, whose memory is no longer reserved): only then
- * must the ranks agree after preparing, so that a refusal or an
- * allocation failure anywhere sends every rank to the real routine.
- */
-static double exchange_table(const int *row, int *tab, int np, int me,
-                             MPI_Comm comm, const char *name,
-                             const int64_t key[4], int test_nomem,
-                             int *settle_p)
-{
-    int n = np * F_NINFO;
-    uint64_t hash = 0;
-    const int *prev = cs_shim_plan_cache_table(row, F_NINFO, n, me, &hash);
-    /* mine[3]: this rank may have to allocate (no cached plan for the
-     * table it proposes, or the plan's workspace is not there any more) */
-    int64_t mine[4] = {1, 0, 0, 1}, all[4];
-    if (prev) {
-        int64_t h = (int64_t)(hash & INT64_MAX);
-        const cs_eng_plan_t *plan = cs_shim_plan_cache_get(prev, n, me, key);
-        mine[0] = 0;
-        mine[1] = h;
-        mine[2] = -h;
-        mine[3] = !plan || cs_eng_plan_reserve_bytes(plan, NULL) > 0 ||
-                  test_nomem;
-    }
-    double t0 = cs_shim_now();
-    MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm);
-    double wait = cs_shim_now() - t0;
-    if (all[0] == 0 && all[1] == -all[2]) {
-        memcpy(tab, prev, (size_t)n * sizeof(int));
-        cs_log_debug("%s: table exchange skipped (every rank has it cached)",
-                     name);
-        *settle_p = all[3] != 0;
-        return wait;
-    }
-    MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
-    *settle_p = 1; /* a new table: plans may have to be built */
-    return wait;
-}
-
 /* Collective part: table, decision, engine.  Fills rec and trace; on a
  * fallback decision the caller runs the real routine. */
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -475,10 +402,6 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int relabel = cfg->relabel != CS_CFG_RELABEL_OFF;
     fill_matrix(row, 0, g->desca, g->ia, g->ja, g->m, g->n, g->a, relabel);
     fill_matrix(row, 1, g->descb, g->ib, g->jb, g->m, g->n, g->b, relabel);
-    int *tab = malloc((size_t)np * F_NINFO * sizeof(int));
-    if (!tab) {
-        cs_shim_fatal("%s: out of memory", name);
-    }
     /* the plan's key besides the table: leading dimensions (as the
      * layouts get them) and the trapezoid */
     cs_eng_op_t op = cs_shim_eng_op(g); /* a bit-exact copy */
@@ -488,36 +411,55 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int64_t key[4] = {g->desca[1] >= 0 && g->desca[8] > 0 ? g->desca[8] : 1,
                       g->descb[1] >= 0 && g->descb[8] > 0 ? g->descb[8] : 1,
                       op.mask, op.mask_k};
-    int settle = 1;
-    rec->t_wait += exchange_table(row, tab, np, me, comm, name, key,
-                                  cfg->test_nomem == cs_shim_world_rank(),
-                                  &settle);
-
+    cs_shim_rt_t t;
+    rec->t_wait += cs_shim_rt_exchange(
+        row, np, me, comm, key, cfg->test_nomem == cs_shim_world_rank(), &t);
+    /* the plan is a function of the table, this rank, its leading
+     * dimensions and the trapezoid: reuse it when all are equal */
+    cs_eng_plan_t *plan =
+        t.key ? cs_shim_plan_cache_get(t.key, t.nkey, 0, key) : NULL;
     grid_t ga = {0}, gb = {0};
-    char msg[512] = "";
-    decision_t d = decide(tab, np, &ga, &gb, msg, sizeof(msg));
-    if (d == D_FATAL) {
-        cs_shim_fatal("%s: %s", name, msg);
+    cs_eng_layout_t la, lb;
+    decision_t d = D_ENGINE;
+    if (plan && t.agreed && !relabel) {
+        /* RATIONALE: a repeated call, settled by the first reduction: its
+         * table went to the engine before and its plan is here, so there
+         * is nothing to decide or build, in O(1) whatever the number of
+         * processes */
+        memcpy(tr->grid_a, t.key + K_GRID_A, sizeof(tr->grid_a));
+        memcpy(tr->grid_b, t.key + K_GRID_B, sizeof(tr->grid_b));
+    } else {
+        cs_shim_rt_expand(&t, np, comm);
+        char msg[512] = "";
+        d = decide(t.tab, np, &ga, &gb, msg, sizeof(msg));
+        if (d == D_FATAL) {
+            cs_shim_fatal("%s: %s", name, msg);
+        }
+        if (d == D_FALLBACK) {
+            rec->path = CS_SHIM_PATH_FALLBACK;
+            rec->reason = CS_SHIM_REASON_BAD_DESC;
+            cs_log_info("%s: forwarded to ScaLAPACK: %s", name, msg);
+        }
     }
-    if (d == D_FALLBACK) {
-        rec->path = CS_SHIM_PATH_FALLBACK;
-        rec->reason = CS_SHIM_REASON_BAD_DESC;
-        cs_log_info("%s: forwarded to ScaLAPACK: %s", name, msg);
-    } else if (d == D_ENGINE) {
-        grid_str(tab, &ga, tr->grid_a, sizeof(tr->grid_a));
-        grid_str(tab, &gb, tr->grid_b, sizeof(tr->grid_b));
-        cs_eng_layout_t la, lb;
+    if (d == D_ENGINE && t.tab) {
+        grid_str(t.tab, &ga, tr->grid_a, sizeof(tr->grid_a));
+        grid_str(t.tab, &gb, tr->grid_b, sizeof(tr->grid_b));
+        if (t.key) {
+            /* kept with the plan, for the trace of repeated calls */
+            memcpy(t.key + K_GRID_A, tr->grid_a, sizeof(tr->grid_a));
+            memcpy(t.key + K_GRID_B, tr->grid_b, sizeof(tr->grid_b));
+            plan = plan ? plan
+                        : cs_shim_plan_cache_get(t.key, t.nkey, 0, key);
+        }
         build_layout(&ga, (int)key[0], &la);
         build_layout(&gb, (int)key[1], &lb);
         if (relabel) {
             cs_shim_relabel_observe(&la, &lb, &op, comm,
-                                    grid_stamp(tab, np, 0),
-                                    grid_stamp(tab, np, 1), rec);
+                                    grid_stamp(t.tab, np, 0),
+                                    grid_stamp(t.tab, np, 1), rec);
         }
-        /* the plan is a function of the table, this rank, its leading
-         * dimensions and the trapezoid: reuse it when all are equal */
-        cs_eng_plan_t *plan =
-            cs_shim_plan_cache_get(tab, np * F_NINFO, me, key);
+    }
+    if (d == D_ENGINE) {
         int cached = plan != NULL;
         cs_eng_exec_opts_t opts;
         cs_status_t st;
@@ -543,7 +485,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                      comm, &shm_need);
         }
         int worst = code;
-        if (settle || big_trmr) {
+        if (t.settle || big_trmr) {
             MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
             worst = cs_shim_shm_agree(worst, shm_need, name);
         } else if (local != 0) {
@@ -552,16 +494,15 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                           "prepared before (%s)",
                           name, cs_status_str(st));
         }
-        int keep = cached ||
-                   (local == 0 && worst == 0 &&
-                    cs_shim_plan_cache_put(tab, np * F_NINFO, me, key, plan));
+        int keep = cached || (local == 0 && worst == 0 && t.key &&
+                              cs_shim_plan_cache_put(t.key, t.nkey, 0, key,
+                                                     plan, K_PRIV));
         cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b,
-                              comm,
-                              &opts, rec, keep);
+                              comm, &opts, rec, keep);
     }
     free(ga.rank);
     free(gb.rank);
-    free(tab);
+    cs_shim_rt_free(&t);
 }
 
 /* The arrival barrier of a measure-only call: over ICTXT, unless the

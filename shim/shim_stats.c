@@ -55,6 +55,9 @@ static cs_shim_row_t row_of(const cs_shim_record_t *rec)
                          .bytes_sent = rec->vol.bytes_sent,
                          .bytes_recv = rec->vol.bytes_recv,
                          .bytes_self = rec->vol.bytes_self,
+                         .bytes_node = rec->vol.bytes_sent_near,
+                         .bytes_net = rec->vol.bytes_sent -
+                                      rec->vol.bytes_sent_near,
                          .msgs_sent = rec->vol.msgs_sent,
                          .msgs_recv = rec->vol.msgs_recv,
                          .t_sum = rec->t,

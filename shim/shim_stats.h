@@ -20,6 +20,8 @@
     CS_SHIM_COUNTER(bytes_sent, "bytes_sent")                                 \
     CS_SHIM_COUNTER(bytes_recv, "bytes_recv")                                 \
     CS_SHIM_COUNTER(bytes_self, "bytes_self")                                 \
+    CS_SHIM_COUNTER(bytes_node, "bytes_node")                                 \
+    CS_SHIM_COUNTER(bytes_net, "bytes_net")                                   \
     CS_SHIM_COUNTER(msgs_sent, "msgs_sent")                                   \
     CS_SHIM_COUNTER(msgs_recv, "msgs_recv")
 

@@ -18,7 +18,8 @@
  * element, on every rank: B inside the sub-matrix (trapezoid) holds the
  * right A element, everything else of local B (padding, other elements) is
  * unchanged, local A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
- * brute-force count (message counts of uncut plans only); no panel of a
+ * brute-force count (message counts of uncut plans only; bytes sent inside
+ * a random grouping of the ranks, in the odd variants); no panel of a
  * cut plan needs more workspace than the bound unless it is one column or
  * row wide.  Rank 0 prints "cs_test: OK" if no rank failed.
  *
@@ -666,6 +667,12 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         var[v].reserve = rnd() % 2;
     }
     int pass_null_a = rnd() % 2, pass_null_b = rnd() % 2;
+    /* a grouping of the ranks (as the shim passes nodes) for the odd
+     * variants: the stats must count the bytes sent inside a group */
+    int group[MAXR];
+    for (int q = 0; q < P; q++) {
+        group[q] = (int)rr(0, 2);
+    }
     /* a workspace bound for a third of the plans (the same on every
      * rank), small enough to cut most of them */
     int64_t total = op.m * op.n * (int64_t)es;
@@ -754,7 +761,8 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         cs_eng_exec_opts_t opts = {.threads = vr->threads,
                                    .overlap = vr->overlap,
                                    .max_msg_bytes = vr->max_msg,
-                                   .shm_min_bytes = vr->shm_min};
+                                   .shm_min_bytes = vr->shm_min,
+                                   .peer_group = v % 2 ? group : NULL};
         if (vr->reserve) {
             cs_status_t st = cs_eng_plan_reserve(plan, &opts);
             CASE_CHECK(st == CS_OK, "case %d rank %d: reserve", c, me);
@@ -808,6 +816,14 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
             ms += q == me ? 0 : expect_msgs(&A, &B, &op, me, q, es, chunk);
             mr += q == me ? 0 : expect_msgs(&A, &B, &op, q, me, es, chunk);
         }
+        int64_t near = 0;
+        for (int q = 0; v % 2 && q < P; q++) {
+            near += q != me && group[q] == group[me] ? to[q] : 0;
+        }
+        CASE_CHECK(stats.bytes_sent_near == near,
+                   "case %d rank %d v %d: bytes to this rank's group %" PRId64
+                   " want %" PRId64,
+                   c, me, v, stats.bytes_sent_near, near);
         CASE_CHECK(stats.bytes_sent == ws && stats.bytes_recv == wr &&
                           stats.bytes_self == self,
                       "case %d rank %d v %d: stats bytes %" PRId64 "/%" PRId64
