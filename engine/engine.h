@@ -316,6 +316,21 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
                                  int64_t *vol_p);
 
 /*
+ * The same volumes, entry by entry, for process counts where a P x P
+ * matrix does not fit: fn(ctx, src, dst, bytes) for each (row group,
+ * column group) block of the overlay with bytes > 0, in the overlay's
+ * order; a (src, dst) pair may come several times (ranks with several
+ * grid cells), the caller adds them up.  fn returns 0 to go on, else the
+ * walk stops with CS_ERR_BAD_DESC.  Local, no MPI; O(row groups x column
+ * groups) calls.
+ */
+typedef int (*cs_eng_volume_fn)(void *ctx, int src, int dst, int64_t bytes);
+cs_status_t cs_eng_volume_each(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, cs_eng_volume_fn fn,
+                               void *ctx);
+
+/*
  * Write a one-line summary of the plan into buf (for COSTA_SHIM_VERBOSE=2):
  * "send_peers:.. send:..MB send_blocks:.. recv_peers:.. recv:..MB
  * recv_blocks:.. local_blocks:.. self:..MB row_segs:.. row_groups:..

@@ -8,10 +8,10 @@
  */
 #include "engine/engine_int.h"
 
-cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
-                                 const cs_eng_layout_t *b,
-                                 const cs_eng_op_t *op, int nranks,
-                                 int64_t *vol_p)
+cs_status_t cs_eng_volume_each(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, cs_eng_volume_fn fn,
+                               void *ctx)
 {
     if (!cs_eng_op_ok(a, b, op)) {
         return CS_ERR_BAD_DESC;
@@ -34,15 +34,43 @@ cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
             const cs_eng_group_t *cg = &co.group[j];
             int src = cs_eng_a_owner(a, op->trans, rg, cg);
             int dst = b->grid[rg->pb * b->npcol + cg->pb];
-            if (src < 0 || dst < 0 || src >= nranks || dst >= nranks) {
+            if (src < 0 || dst < 0) {
                 st = CS_ERR_BAD_DESC;
                 break;
             }
             int64_t n = cs_eng_block_elems(&ro, &co, compact, &xf, rg, cg);
-            vol_p[(int64_t)src * nranks + dst] += n * (int64_t)op->esize;
+            if (n > 0 && fn(ctx, src, dst, n * (int64_t)op->esize) != 0) {
+                st = CS_ERR_BAD_DESC;
+                break;
+            }
         }
     }
     cs_eng_overlay_free(&ro);
     cs_eng_overlay_free(&co);
     return st;
+}
+
+/* cs_eng_volume_matrix's accumulator. */
+typedef struct {
+    int nranks;
+    int64_t *vol;
+} dense_t;
+
+static int dense_add(void *ctx, int src, int dst, int64_t bytes)
+{
+    dense_t *d = ctx;
+    if (src >= d->nranks || dst >= d->nranks) {
+        return 1;
+    }
+    d->vol[(int64_t)src * d->nranks + dst] += bytes;
+    return 0;
+}
+
+cs_status_t cs_eng_volume_matrix(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int nranks,
+                                 int64_t *vol_p)
+{
+    dense_t d = {nranks, vol_p};
+    return cs_eng_volume_each(a, b, op, dense_add, &d);
 }

@@ -15,3 +15,7 @@ scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=20
 out=$(cd "$CS_OUT" && "$bin" "$scale" 2>&1)
 cs_expect_ok test_relabel $? "$out"
+bin2="$BUILD_DIR/t/unit/test_relabel_nodes"
+cs_need_files "$bin2"
+out=$(cd "$CS_OUT" && "$bin2" "$scale" 2>&1)
+cs_expect_ok test_relabel_nodes $? "$out"
