@@ -2,7 +2,7 @@
 # test_apps/checks/23_module_boundaries.sh - the module rules of
 # house-style 2.1, checked on the sources: engine/ includes only its own
 # headers and config/log.h (no ScaLAPACK, BLACS or shim/), relabel/ only
-# its own header, config/ nothing of shim/, engine/ or relabel/; engine/
+# its own headers, config/ nothing of shim/, engine/ or relabel/; engine/
 # and relabel/ never read the environment (they get plain parameters);
 # modules include only public headers of others (no foreign *_int.h).
 set -euo pipefail
@@ -18,7 +18,7 @@ done < <(grep -Hn '#include "' engine/*.[ch] |
 while IFS= read -r line; do
     bad "relabel/ includes another module: $line"
 done < <(grep -Hn '#include "' relabel/*.[ch] |
-         grep -v '"relabel/relabel\.h"' || true)
+         grep -v '"relabel/[a-z_]*\.h"' || true)
 while IFS= read -r line; do
     bad "config/ depends on another module: $line"
 done < <(grep -Hn '#include "' config/*.[ch] |
