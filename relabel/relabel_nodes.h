@@ -34,6 +34,10 @@
 
 /* ------------------------------------------------------------ sparse */
 
+/* Largest P of a sparse matrix (its solvers store no index in 16 bits; a
+ * node's own matrix must still fit CS_RL_MAX_P). */
+#define CS_RL_SPARSE_MAX_P (1 << 24)
+
 /*
  * A volume matrix as its nonzero entries: bytes[e] from process src[e] to
  * position dst[e].  After cs_rl_sparse_finish(): sorted by (src, dst), one
@@ -46,7 +50,7 @@ typedef struct {
     int64_t *bytes;
 } cs_rl_sparse_t;
 
-/* An empty matrix over P processes (1..CS_RL_MAX_P).  Returns CS_RL_OK or
+/* An empty matrix over P processes (1..CS_RL_SPARSE_MAX_P).  Returns CS_RL_OK or
  * CS_RL_ERR_INVALID.  Local. */
 cs_rl_status_t cs_rl_sparse_init(cs_rl_sparse_t *v, int P);
 

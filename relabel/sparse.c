@@ -14,7 +14,7 @@
 cs_rl_status_t cs_rl_sparse_init(cs_rl_sparse_t *v, int P)
 {
     memset(v, 0, sizeof(*v));
-    if (P < 1 || P > CS_RL_MAX_P) {
+    if (P < 1 || P > CS_RL_SPARSE_MAX_P) {
         return CS_RL_ERR_INVALID;
     }
     v->P = P;
@@ -158,11 +158,27 @@ static int64_t sat_mul(int64_t a, int64_t b)
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+/* 1 if perm is a permutation of [0, P) (any P: cs_rl_perm_check stops at
+ * CS_RL_MAX_P). */
+static int is_perm(int P, const int *perm)
+{
+    char *seen = calloc((size_t)P, 1);
+    int ok = seen != NULL;
+    for (int j = 0; ok && j < P; j++) {
+        ok = perm[j] >= 0 && perm[j] < P && !seen[perm[j]];
+        if (ok) {
+            seen[perm[j]] = 1;
+        }
+    }
+    free(seen);
+    return ok;
+}
+
 cs_rl_status_t cs_rl_split(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
                            const int *perm, cs_rl_split_t *split_p)
 {
     if (m->P != v->P || m->nnodes < 1 || !m->node ||
-        (perm && !cs_rl_perm_check(v->P, perm))) {
+        (perm && !is_perm(v->P, perm))) {
         return CS_RL_ERR_INVALID;
     }
     for (int i = 0; i < m->P; i++) {

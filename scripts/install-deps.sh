@@ -2,9 +2,9 @@
 # scripts/install-deps.sh - installs the Debian packages costa-shim needs to
 # build and test both MPI flavours (MPICH with ScaLAPACK for MPICH, Open MPI
 # with ScaLAPACK for Open MPI, LAPACK/OpenBLAS, compilers, binutils,
-# valgrind) when they are missing, then checks that each flavour's wrappers
-# (mpicc.mpich, mpif90.mpich, mpiexec.mpich; mpicc.openmpi, mpif90.openmpi,
-# mpiexec.openmpi) exist.  With --apps it also installs the real
+# valgrind, GNU time) when they are missing, then checks that each
+# flavour's wrappers (mpicc.mpich, mpif90.mpich, mpiexec.mpich;
+# mpicc.openmpi, mpif90.openmpi, mpiexec.openmpi) exist.  With --apps it also installs the real
 # applications of `make check-apps` / `make bench-apps` (CP2K, GPAW and
 # PETSc/SLEPc for Open MPI, NWChem for MPICH).
 #
@@ -29,7 +29,7 @@ set -euo pipefail
 PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev
           openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
           liblapack-dev libopenblas-dev gfortran make gcc python3 binutils
-          valgrind)
+          valgrind time)
 # CP2K (Open MPI), NWChem (MPICH), GPAW and PETSc/SLEPc (Python, Open MPI)
 APP_PACKAGES=(cp2k nwchem-mpich gpaw gpaw-data python3-slepc4py-real)
 MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich
