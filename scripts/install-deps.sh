@@ -4,9 +4,9 @@
 # with ScaLAPACK for Open MPI, LAPACK/OpenBLAS, compilers, binutils,
 # valgrind, GNU time) when they are missing, then checks that each
 # flavour's wrappers (mpicc.mpich, mpif90.mpich, mpiexec.mpich;
-# mpicc.openmpi, mpif90.openmpi, mpiexec.openmpi) exist.  With --apps it also installs the real
-# applications of `make check-apps` / `make bench-apps` (CP2K, GPAW and
-# PETSc/SLEPc for Open MPI, NWChem for MPICH).
+# mpicc.openmpi, mpif90.openmpi, mpiexec.openmpi) exist.  With --apps it
+# also installs the real applications of `make check-apps` / `make
+# bench-apps` (CP2K, GPAW and PETSc/SLEPc for Open MPI, NWChem for MPICH).
 #
 #   scripts/install-deps.sh               report and install what is missing
 #   scripts/install-deps.sh --if-missing  same, silent when all are present
