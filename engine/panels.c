@@ -46,19 +46,22 @@ static void coord_totals(const cs_eng_overlay_t *ov, int64_t *by_a, int na,
  * (groups are sorted by (pa, pb), one per pair). */
 static int64_t pair_total(const cs_eng_overlay_t *ov, int pa, int pb)
 {
-    int64_t first, count;
-    cs_eng_overlay_groups_pa(ov, pa, &first, &count);
-    int64_t lo = first, hi = first + count;
+    /* one binary search on (pa, pb): a grid row may have as many groups
+     * as the other grid has rows, and this runs for every rank */
+    int64_t lo = 0, hi = ov->ngroup;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (ov->group[mid].pb < pb) {
+        const cs_eng_group_t *g = &ov->group[mid];
+        if (g->pa < pa || (g->pa == pa && g->pb < pb)) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo < first + count && ov->group[lo].pb == pb ? ov->group[lo].total
-                                                        : 0;
+    return lo < ov->ngroup && ov->group[lo].pa == pa &&
+                   ov->group[lo].pb == pb
+               ? ov->group[lo].total
+               : 0;
 }
 
 /* Largest rank number of a grid, -1 when it has none. */
@@ -153,6 +156,82 @@ static cs_status_t busiest_bytes(const cs_eng_layout_t *a,
     return CS_OK;
 }
 
+/* An upper bound of the elements any one coordinate of d owns in [lo, lo
+ * + len): for block-cyclic, its share of the blocks the range touches,
+ * each at most the larger block; explicit, counted.  O(1) or O(blocks +
+ * coordinates). */
+static int64_t coord_max(const cs_eng_dist_t *d0, int64_t lo, int64_t len)
+{
+    cs_eng_dist_t d;
+    cs_eng_dist_normalize(d0, &d);
+    if (len <= 0) {
+        return 0;
+    }
+    int64_t k0 = cs_eng_dist_block_of(&d, lo);
+    int64_t k1 = cs_eng_dist_block_of(&d, lo + len - 1);
+    if (d.kind == CS_ENG_DIST_CYCLIC) {
+        int64_t per = (k1 - k0 + d.nprocs) / d.nprocs;
+        int64_t big = d.first > d.nb ? d.first : d.nb;
+        return per * big < len ? per * big : len;
+    }
+    int64_t *cnt = calloc((size_t)d.nprocs, sizeof(*cnt)), most = len;
+    if (cnt) {
+        most = 0;
+        for (int64_t k = k0; k <= k1; k++) {
+            int64_t s = cs_eng_dist_block_start(&d, k);
+            int64_t e = cs_eng_dist_block_end(&d, k);
+            s = s > lo ? s : lo;
+            e = e < lo + len ? e : lo + len;
+            int64_t *c = &cnt[cs_eng_dist_proc(&d, k)];
+            *c += e - s;
+            most = *c > most ? *c : most;
+        }
+        free(cnt);
+    }
+    return most;
+}
+
+/* 1 when no rank has more than one cell of l's grid. */
+static int one_cell_each(const cs_eng_layout_t *l)
+{
+    int n = grid_max_rank(l) + 1;
+    unsigned char *seen = calloc((size_t)n / 8 + 1, 1);
+    int ok = seen != NULL;
+    for (int i = 0; ok && i < l->nprow * l->npcol; i++) {
+        int r = l->grid[i];
+        if (r >= 0) {
+            ok = !(seen[r / 8] & (1u << (r % 8)));
+            seen[r / 8] |= (unsigned char)(1u << (r % 8));
+        }
+    }
+    free(seen);
+    return ok;
+}
+
+/*
+ * A quick upper bound of busiest_bytes(), without the overlays or
+ * anything per rank: the largest cell of A plus the largest of B, valid
+ * when every rank has at most one cell in each grid; -1 otherwise.
+ * RATIONALE: busiest_bytes() is O(P) and at P = 65536 took 10-30 ms of a
+ * first call whose plan takes 1 ms; almost every call is far below the
+ * bound, which this settles in O(coordinates).
+ */
+static int64_t quick_bytes(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
+                           const cs_eng_op_t *op)
+{
+    if (!one_cell_each(a) || !one_cell_each(b)) {
+        return -1;
+    }
+    int tr = op->trans;
+    int64_t ar = coord_max(tr ? &a->cols : &a->rows, tr ? op->ja : op->ia,
+                           op->m);
+    int64_t ac = coord_max(tr ? &a->rows : &a->cols, tr ? op->ia : op->ja,
+                           op->n);
+    int64_t br = coord_max(&b->rows, op->ib, op->m);
+    int64_t bc = coord_max(&b->cols, op->jb, op->n);
+    return (ar * ac + br * bc) * (int64_t)op->esize;
+}
+
 /* The operation of panel [lo, hi) of op's columns (cols = 1) or rows. */
 static cs_eng_op_t panel_op(const cs_eng_op_t *op, int cols, int64_t lo,
                             int64_t hi)
@@ -229,6 +308,11 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
     if (xf.mode == CS_XM_ZERO || xf.mode == CS_XM_BSCALE ||
         xf.mode == CS_XM_NOP) {
         return cs_eng_plan_create(a, b, op, me, plan_p); /* nothing sent */
+    }
+    int64_t quick = quick_bytes(a, b, op);
+    if (quick >= 0 &&
+        quick <= (ws_max > 0 ? ws_max : CS_ENG_WS_AUTO_MIN)) {
+        return cs_eng_plan_create(a, b, op, me, plan_p);
     }
     int64_t need = 0;
     cs_status_t st = busiest_bytes(a, b, op, &need);
