@@ -149,7 +149,7 @@ int64_t cs_shim_mem_peak(void);
 
 /*
  * The most recently used cached table (n ints, rows of nrow ints) whose
- * row `me` equals row, or NULL; *hash_p gets its cs_shim_relabel_hash
+ * row `me` equals row, or NULL; *hash_p gets its cs_rl_hash_ints
  * (computed once, when the table was cached).  Lets p?gemr2d skip its
  * table exchange when every rank holds the same cached table (see
  * shim_redist.c).  The pointer is valid until the next put or clear.

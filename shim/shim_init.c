@@ -24,7 +24,7 @@
 #include "config/log.h"
 #include "shim/shim.h"
 #include "shim/shim_call.h"
-#include "shim/shim_relabel.h"
+#include "shim/shim_relabel_int.h"
 #include "shim/shim_stats.h"
 
 __thread int cs_shim_depth;

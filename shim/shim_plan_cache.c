@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "relabel/relabel.h"
 #include "shim/shim_call.h"
-#include "shim/shim_relabel.h"
 
 enum { CS_SHIM_PLAN_CACHE = 16, CS_SHIM_PLAN_CACHE_MAX_INTS = 1 << 20 };
 
@@ -155,7 +155,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     entry_free(victim);
     victim->tab = copy;
-    victim->hash = cs_shim_relabel_hash(0, copy, n);
+    victim->hash = cs_rl_hash_ints(0, copy, n);
     victim->n = n;
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));

@@ -20,7 +20,8 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim_call.h"
-#include "shim/shim_relabel.h"
+#include "shim/shim_grid_registry_int.h"
+#include "shim/shim_relabel_int.h"
 #include "shim/shim_trace.h"
 
 /* Bytes of sub(A) from which a p?trmr2d call may grow the shared send
