@@ -114,6 +114,13 @@ double cs_shim_now(void);
 /* Rank in MPI_COMM_WORLD, -1 before the first intercepted call. */
 int cs_shim_world_rank(void);
 
+/* Set by shim_init.c only: the world rank (first use), MPI_Init went
+ * through the shim on this rank, the thread level is
+ * MPI_THREAD_MULTIPLE. */
+void cs_shim_world_rank_set(int rank);
+void cs_shim_finalize_collective_set(void);
+void cs_shim_thread_multiple_set(int multiple);
+
 /*
  * 1 when this process's MPI_Init (or MPI_Init_thread) went through the
  * shim, so the MPI_COMM_SELF callback runs at MPI_Finalize on this rank.

@@ -107,17 +107,24 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
                            const cs_eng_exec_opts_t *opts,
                            cs_shim_record_t *rec, int keep);
 
+/* 1 when the shim may hold `add` bytes more than it holds now under a
+ * memory budget (cs_shim_mem_fits). */
+typedef int (*cs_shim_fits_fn)(int64_t add);
+
 /*
  * Plan cache (shim_plan_cache.c).  get: the cached plan built from exactly
  * this exchanged table (n ints), rank and extra key, or NULL; the cache
  * keeps owning it.  put: hand a plan over to the cache (returns 0 if it
- * was not taken: the caller still owns it).  clear: free all (finalize).
+ * was not taken: the caller still owns it); the plan and the copy of the
+ * table must fit the budget `fits` (cs_shim_mem_fits), least recently
+ * used plans are evicted to make room.  clear: free all (finalize).
  * Local; one thread at a time.
  */
 cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
                                       const int64_t extra[4]);
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
-                           const int64_t extra[4], cs_eng_plan_t *plan);
+                           const int64_t extra[4], cs_eng_plan_t *plan,
+                           cs_shim_fits_fn fits);
 void cs_shim_plan_cache_clear(void);
 
 /* Heap bytes the cached plans and their tables hold.  Local. */
@@ -139,6 +146,10 @@ int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep);
  */
 int64_t cs_shim_mem_cap(void);
 int64_t cs_shim_mem_held(void);
+
+/* cap < 0 or held + add <= cap: the shim may hold add bytes more now
+ * (the plan cache's budget, cs_shim_fits_fn). */
+int cs_shim_mem_fits(int64_t add);
 int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
                       const cs_eng_exec_opts_t *opts);
 

@@ -91,6 +91,12 @@ int64_t cs_shim_mem_held(void)
            cs_eng_shm_size();
 }
 
+int cs_shim_mem_fits(int64_t add)
+{
+    int64_t cap = cs_shim_mem_cap();
+    return cap < 0 || cs_shim_mem_held() + add <= cap;
+}
+
 int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
                       const cs_eng_exec_opts_t *opts)
 {

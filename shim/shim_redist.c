@@ -555,7 +555,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         }
         int keep = cached ||
                    (local == 0 && worst == 0 &&
-                    cs_shim_plan_cache_put(tab, np * F_NINFO, me, key, plan));
+                    cs_shim_plan_cache_put(tab, np * F_NINFO, me, key, plan,
+                                           cs_shim_mem_fits));
         cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b,
                               comm,
                               &opts, rec, keep);
