@@ -13,7 +13,11 @@
 #include <stdlib.h>
 
 #include "config/log.h"
-#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+
+#include <mpi.h>
 
 static int cs_shim_dup_keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t cs_shim_dup_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -16,12 +16,13 @@
  * creation number here, shape, order, map in world ranks, and the stamp
  * that names it world-wide (shim_grid_registry_int.h).  The stamp comes
  * from one MPI_Allreduce on a duplicate of the system communicator,
- * collective exactly where BLACS's own MPI_Comm_create is.  In apply mode the same
- * reduction carries the map the grid's members found in the plan, so the
- * other processes of the system communicator (which BLACS needs to pass
- * the same map) learn it and all check that the members agree; the grid
- * is then created with Cblacs_gridmap and that map.  The map only decides
- * which process plays which grid position; BLACS builds the grid as usual.
+ * collective exactly where BLACS's own MPI_Comm_create is.  In apply mode
+ * the same reduction carries the map the grid's members found in the
+ * plan, so the other processes of the system communicator (which BLACS
+ * needs to pass the same map) learn it and all check that the members
+ * agree; the grid is then created with Cblacs_gridmap and that map.  The
+ * map only decides which process plays which grid position; BLACS builds
+ * the grid as usual.
  *
  * RATIONALE: the real Cblacs_gridinit calls Cblacs_gridmap through the PLT,
  * i.e. back into this file: a thread-local depth makes such inner calls
@@ -37,8 +38,15 @@
 
 #include "config/config.h"
 #include "config/log.h"
+#include "shim/shim.h"
 #include "shim/shim_grid_registry_int.h"
+#include "shim/shim_init_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_relabel_int.h"
+#include "shim/shim_sym_int.h"
+
+#include <mpi.h>
 
 static __thread int cs_grid_depth;
 

@@ -5,7 +5,8 @@
  * tools, the version string.  Nothing else here.
  */
 #include "shim/shim.h"
-#include "shim/shim_call.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_process_int.h"
 
 /* Deliberate hook for benchmarks: switch interception off (0) or on (1)
  * at run time, returning the previous state.  While off every call goes

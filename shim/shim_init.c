@@ -23,9 +23,17 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim.h"
-#include "shim/shim_call.h"
+#include "shim/shim_init_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
 #include "shim/shim_relabel_int.h"
-#include "shim/shim_stats.h"
+#include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
+#include "shim/shim_sym_int.h"
+
+#include <mpi.h>
 
 static int cs_shim_self_keyval = MPI_KEYVAL_INVALID;
 

@@ -32,7 +32,10 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_plan_cache_int.h"
+
+#include <mpi.h>
 
 /* Ranks on this node according to the launcher, 1 when unknown. */
 static int64_t local_ranks(void)

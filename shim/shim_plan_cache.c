@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "relabel/relabel.h"
-#include "shim/shim_call.h"
+#include "shim/shim_plan_cache_int.h"
 
 enum { CS_SHIM_PLAN_CACHE = 16, CS_SHIM_PLAN_CACHE_MAX_INTS = 1 << 20 };
 

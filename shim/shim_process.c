@@ -15,7 +15,8 @@
 #include <time.h>
 
 #include "config/log.h"
-#include "shim/shim.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_process_int.h"
 
 #include <mpi.h>
 

@@ -17,6 +17,11 @@
 #include <string.h>
 
 #include "shim/shim.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+#include "shim/shim_sym_int.h"
+
+#include <mpi.h>
 
 /* ------------------------------------------------------------ routines */
 

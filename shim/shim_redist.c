@@ -19,10 +19,20 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_disagree_int.h"
+#include "shim/shim_engine_int.h"
 #include "shim/shim_grid_registry_int.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
 #include "shim/shim_relabel_int.h"
-#include "shim/shim_trace.h"
+#include "shim/shim_trace_int.h"
+
+#include <mpi.h>
 
 /* Bytes of sub(A) from which a p?trmr2d call may grow the shared send
  * buffer (below, its second reduction would cost more than the buffer

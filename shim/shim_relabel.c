@@ -19,6 +19,8 @@
 #include "shim/shim_grid_registry_int.h"
 #include "shim/shim_relabel_int.h"
 
+#include <mpi.h>
+
 /* The command line from /proc/self/cmdline, arguments joined by spaces,
  * cut to fit (the plan's "command" line). */
 static void read_command(char *cmd, size_t len)

@@ -18,6 +18,7 @@
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_relabel_int.h"
 
 #include <mpi.h>

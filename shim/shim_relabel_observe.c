@@ -20,8 +20,12 @@
 
 #include "config/log.h"
 #include "relabel/relabel.h"
+#include "shim/shim.h"
 #include "shim/shim_grid_registry_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_relabel_int.h"
+
+#include <mpi.h>
 
 static pthread_mutex_t cs_rl_observe_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -28,9 +28,11 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_report_int.h"
-#include "shim/shim_stats.h"
+#include "shim/shim_stats_int.h"
 
 #include <mpi.h>
 

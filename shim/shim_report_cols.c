@@ -1,7 +1,7 @@
 /*
  * shim/shim_report_cols.c - the values of a statistics row that the CSV
  * and JSON files both print: the counter and timer columns, generated
- * from the X-macro lists of shim_stats.h so the CSV, the JSON and the
+ * from the X-macro lists of shim_stats_int.h so the CSV, the JSON and the
  * trace cannot drift apart, and a shape row's path and reason.  No MPI,
  * no state.
  */
@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shim/shim.h"
 #include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
 
 /* The counter and timer columns of a row, generated from the X-macro lists
  * so the CSV, JSON and the trace cannot drift apart. */

@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "shim/shim.h"
 #include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
 
 static void cs_shim_rep_csv_row(FILE *f, int rank, const cs_shim_row_t *r)
 {

@@ -25,8 +25,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
-#include "shim/shim.h"
-#include "shim/shim_stats.h"
+#include "shim/shim_stats_int.h"
 
 #define CS_SHIM_REP_MAX_ROWS CS_SHIM_STATS_MAX_ROWS
 #define CS_SHIM_REP_CMD_LEN 4096
@@ -92,6 +91,10 @@ typedef struct {
     double verify_maxdiff;
     int64_t mem_peak;              /* the largest over ranks */
 } cs_shim_rep_t;
+
+/* Write the end-of-run report (COSTA_SHIM_STATS).  collective = 1: every
+ * rank of MPI_COMM_WORLD calls it (MPI_Finalize); 0: per-rank files. */
+void cs_shim_report_write(int collective);
 
 /* ------------------------------------------------------------ merge */
 

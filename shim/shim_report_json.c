@@ -11,8 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_real_int.h"
 #include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
 
 /* A JSON string: quotes, backslashes and control characters escaped,
  * bytes that are not UTF-8 replaced by U+FFFD. */

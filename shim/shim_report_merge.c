@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shim/shim.h"
 #include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
 
 static int cs_shim_rep_key_cmp(const cs_shim_row_t *a, const cs_shim_row_t *b,
                                int with_path, int with_reason)

@@ -12,8 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_real_int.h"
 #include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
 
 #define CS_SHIM_REP_RULE_WIDTH 72
 #define CS_SHIM_REP_TOP_SHAPES 20  /* shapes in the text; files have all */

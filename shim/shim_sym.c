@@ -16,7 +16,7 @@
 #include <link.h>
 #include <stddef.h>
 
-#include "shim/shim.h"
+#include "shim/shim_sym_int.h"
 
 #define CS_REAL_MAX_OBJECTS 1024
 
