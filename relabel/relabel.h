@@ -40,7 +40,9 @@
 #ifndef CS_RELABEL_RELABEL_H
 #define CS_RELABEL_RELABEL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ------------------------------------------------------------ status */
 
@@ -97,6 +99,41 @@ const char *cs_rl_status_str(cs_rl_status_t status);
  * improvement converges in 1 to 3 passes.
  */
 #define CS_RL_IMPROVE_MAX_PASSES 16
+
+/* ------------------------------------------------------------ arithmetic */
+
+/*
+ * a + b and a * b in int64, saturating: on overflow (either direction) the
+ * result is INT64_MAX and *sat is set to 1; otherwise *sat is untouched.
+ * Byte counts summed over a whole run use them, so an overflow marks the
+ * result instead of wrapping.  Local, thread-safe.
+ */
+static inline int64_t cs_rl_add_sat(int64_t a, int64_t b, int *sat)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        *sat = 1;
+        return INT64_MAX;
+    }
+    return r;
+}
+
+static inline int64_t cs_rl_mul_sat(int64_t a, int64_t b, int *sat)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) {
+        *sat = 1;
+        return INT64_MAX;
+    }
+    return r;
+}
+
+/*
+ * FNV-1a (64 bits) of n ints, each taken as its four low bytes, least
+ * significant first, so the value is the same on every machine of a run.
+ * seed: 0, or a previous result to continue it.  Local, thread-safe.
+ */
+uint64_t cs_rl_hash_ints(uint64_t seed, const int *v, int64_t n);
 
 /* ------------------------------------------------------------ helpers */
 
@@ -233,5 +270,175 @@ typedef struct {
  */
 cs_rl_status_t cs_rl_solve(int P, const int64_t *vol, double time_budget_s,
                            int *perm_p, cs_rl_result_t *res_p);
+
+/* ------------------------------------------------------------ plans */
+
+/*
+ * A relabeling plan for a whole run (the shim's COSTA_SHIM_RELABEL=report,
+ * docs/relabel.md): for every BLACS grid the run created, the process map
+ * that minimises the bytes crossing processes over all observed
+ * redistributions between different grids.
+ *
+ * Grids are named world-wide by (stamp, owner): a creation stamp and the
+ * lowest world rank of the grid; a map lists world ranks by grid position
+ * in row-major order (map[r * Q + c]).  A pair holds the bytes each
+ * position of grid A sent to each position of grid B, summed over the
+ * calls from A to B.  The plan numbers grids in (stamp, owner) order.
+ *
+ * Everything below is local and pure (no MPI, no environment, no
+ * logging); functions touch only their arguments.
+ */
+
+/* One grid of a problem. */
+typedef struct {
+    int stamp, owner;   /* the grid's name */
+    int p, q;
+    char order;         /* 'R', 'C' (gridinit) or 'M' (gridmap) */
+    int *map;           /* p * q world ranks as created (owned) */
+} cs_rl_grid_t;
+
+/* Position volumes from grid (sa, oa) to grid (sb, ob). */
+typedef struct {
+    int sa, oa, sb, ob; /* the grids by name */
+    int ga, gb;         /* ... and by plan number, -1 unknown */
+    int pa, pb;         /* their numbers of positions */
+    int64_t calls;
+    int64_t *v;         /* pa x pb bytes, row-major (borrowed) */
+} cs_rl_pair_t;
+
+/* What a plan is computed from: the grids in plan order and the pairs
+ * between them, with the totals the plan file reports. */
+typedef struct {
+    int world;          /* 1: every rank's grids and calls, 0: rank 0's */
+    int nworld;         /* processes of the run; maps hold [0, nworld) */
+    int ng, npairs;
+    cs_rl_grid_t *g;    /* owned, room for the grids added */
+    cs_rl_pair_t *pr;   /* owned */
+    int64_t calls_seen; /* calls observed */
+    int64_t cross_total; /* bytes they sent across processes */
+    int incomplete;     /* some grid or call could not be accounted for */
+    int saturated;      /* some sum overflowed (saturated at INT64_MAX) */
+    int64_t *buf;       /* owned words the pairs may point into, or NULL */
+} cs_rl_problem_t;
+
+/*
+ * Append a grid to pb->g (the caller made room for it): stamp, owner,
+ * shape, order, and its map copied from map32 or, when map32 is NULL,
+ * from map64 (p * q world ranks).  Returns CS_RL_OK, or CS_RL_ERR_NOMEM
+ * with pb->incomplete set and nothing added.
+ */
+cs_rl_status_t cs_rl_problem_add_grid(cs_rl_problem_t *pb, int stamp,
+                                      int owner, int p, int q, char order,
+                                      const int *map32, const int64_t *map64);
+
+/*
+ * Put the problem in plan order: grids sorted by (stamp, owner); each
+ * pair given its grids' plan numbers (ga, gb) and dropped when a grid is
+ * missing, has another size or is the same grid (the problem is then
+ * marked incomplete); pairs sorted by (ga, gb), those of the same two
+ * grids (kept on different ranks) summed into the first, saturating.
+ */
+void cs_rl_problem_order(cs_rl_problem_t *pb);
+
+/* Free the grids' maps, g, pr and buf; zero *pb.  Pair volumes that point
+ * elsewhere are not freed. */
+void cs_rl_problem_free(cs_rl_problem_t *pb);
+
+/* The plan computed for an ordered problem. */
+typedef struct {
+    int ng;
+    int **map;          /* ng planned maps, p * q world ranks each */
+    int *pos;           /* nworld ints of scratch, all -1 between calls */
+    int64_t saved;      /* bytes that no longer cross processes */
+    int64_t planned_bytes; /* cross_total - saved */
+    int relabeled;      /* grids whose planned map differs */
+    int bad_grid;       /* CS_RL_ERR_INVALID: the grid at fault */
+} cs_rl_plan_t;
+
+/*
+ * Compute the plan of an ordered problem (cs_rl_problem_order).  In each
+ * group of grids linked by pairs the first grid keeps its map; the others
+ * are optimised one at a time against the current maps of the rest
+ * (coordinate descent, at most CS_RL_PLAN_ROUNDS rounds, each step an
+ * assignment solved by cs_rl_solve() with no time budget, so the result
+ * is deterministic and never worse than the application's maps).  A step
+ * that runs out of memory, or a grid above CS_RL_MAX_P positions, leaves
+ * that grid's map as it is and marks the problem incomplete.
+ * plan_p: out; release it with cs_rl_plan_free() whatever the result.
+ * Returns CS_RL_OK; CS_RL_ERR_NOMEM; CS_RL_ERR_INVALID when a map holds a
+ * rank outside [0, pb->nworld) (plan_p->bad_grid names the grid).
+ */
+#define CS_RL_PLAN_ROUNDS 8
+cs_rl_status_t cs_rl_plan_solve(cs_rl_problem_t *pb, cs_rl_plan_t *plan_p);
+
+/* Free what cs_rl_plan_solve() allocated; zero *plan. */
+void cs_rl_plan_free(cs_rl_plan_t *plan);
+
+/*
+ * Bytes pair p keeps on their process when grid ga has map ma and grid gb
+ * map mb.  pos: nworld ints, all -1 on entry and on return (the plan's
+ * scratch).  Ranks outside [0, nworld) keep nothing.
+ */
+int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
+                        int *pos, int nworld);
+
+/* ------------------------------------------------------------ plan files */
+
+/*
+ * The plan file's text (docs/relabel.md): comment lines start with '#';
+ *   costa_shim_relabel_plan <version>   first line (1 is read too: no scope)
+ *   command <command line>
+ *   processes <n>                      size of MPI_COMM_WORLD
+ *   scope world|rank0                  whose grids and calls it covers
+ *   grids <n>
+ *   complete 0|1                       0: some grid or call left out
+ *   bytes_app <n>, bytes_plan <n>      crossing bytes before and after
+ *   grid <k> <P>x<Q> <R|C|M> <map> -> <planned map>   k = 0, 1, ...
+ *   end
+ */
+#define CS_RL_PLAN_MAGIC "costa_shim_relabel_plan"
+#define CS_RL_PLAN_VERSION 2
+
+/*
+ * Write the plan of problem pb to f, from the first comment to "end".
+ * command: the run's command line (one line).  Stream errors are left to
+ * the caller (ferror, fclose).
+ */
+void cs_rl_plan_print(FILE *f, const cs_rl_problem_t *pb,
+                      const cs_rl_plan_t *plan, const char *command);
+
+/* One grid as a plan file lists it. */
+typedef struct {
+    int p, q;
+    char order;         /* 'R', 'C' or 'M' */
+    int *app;           /* p * q world ranks the application asks for */
+    int *planned;       /* the same ranks, in the planned positions */
+} cs_rl_plan_grid_t;
+
+/* A plan file read back. */
+typedef struct {
+    int nprocs;         /* processes line */
+    int ngrids;
+    int complete;       /* 1 if the file says so (or does not say) */
+    int world;          /* scope world (1) or rank0 (0; version 1) */
+    cs_rl_plan_grid_t *g; /* ngrids entries (owned) */
+} cs_rl_plan_file_t;
+
+/*
+ * Read a plan file from f and check it: known version, no unknown
+ * keyword, at most max_grids grids, every grid line in order with ranks
+ * in [0, processes) and a planned map that permutes its map, an "end"
+ * line, and a scope line in version 2.  Reads up to "end".
+ * plan_p: out, written only on success (release with
+ * cs_rl_plan_file_free).  why: a string on entry (empty); on failure it
+ * says what is wrong when it was empty ("line 3: bad 'grids' line").
+ * Returns CS_RL_OK, or CS_RL_ERR_INVALID (an allocation failure included).
+ */
+cs_rl_status_t cs_rl_plan_parse(FILE *f, int max_grids,
+                                cs_rl_plan_file_t *plan_p, char *why,
+                                size_t len);
+
+/* Free a plan read by cs_rl_plan_parse(); zero *plan. */
+void cs_rl_plan_file_free(cs_rl_plan_file_t *plan);
 
 #endif /* CS_RELABEL_RELABEL_H */

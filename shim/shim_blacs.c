@@ -14,7 +14,11 @@
 #include <stdlib.h>
 
 #include "config/log.h"
-#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+
+#include <mpi.h>
 
 /* What a context's communicator carries: the duplicate, and which node
  * each of its ranks runs on (for the report's bytes inside and across

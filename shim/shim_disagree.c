@@ -6,7 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_disagree_int.h"
 
 /* Append to buf (len bytes, *pos used), never past its end. */
 static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)

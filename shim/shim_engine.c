@@ -7,11 +7,18 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_engine_int.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_process_int.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+#include <mpi.h>
 
 cs_eng_op_t cs_shim_eng_op(const cs_shim_call_t *g)
 {

@@ -8,7 +8,8 @@
  * arguments, hidden lengths at the end (gfortran ABI: size_t); the C
  * entries take scalars by value.
  */
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_call_int.h"
 
 /* ------------------------------------------------------------ records */
 

@@ -8,7 +8,10 @@
  * the other ABI is used.  Character arguments go through with their hidden
  * lengths.
  */
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
 
 typedef void (*redist_f_t)(const int *, const int *, void *, const int *,
                            const int *, const int *, void *, const int *,

@@ -19,9 +19,17 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "shim/shim_call.h"
-#include "shim/shim_stats.h"
-#include "shim/shim_trace.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_init_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+#include "shim/shim_stats_int.h"
+#include "shim/shim_trace_int.h"
+
+#include <mpi.h>
 
 /* 1 while the real routine runs for a verification on this thread. */
 static __thread int cs_front_verifying;

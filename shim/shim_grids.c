@@ -1,8 +1,10 @@
 /*
  * shim/shim_grids.c - the BLACS grid creation interposers
  * (Cblacs_gridinit, Cblacs_gridmap, blacs_gridinit_, blacs_gridmap_,
- * Cblacs_gridexit, blacs_gridexit_) and the registry of created grids for
- * COSTA_SHIM_RELABEL (shim_relabel.h, docs/relabel.md).
+ * Cblacs_gridexit, blacs_gridexit_) for COSTA_SHIM_RELABEL: they record
+ * every creation in the grid registry (shim_grid_registry.c) and, in
+ * apply mode, create the grid with the planned map (shim_relabel_int.h,
+ * docs/relabel.md).
  *
  * With COSTA_SHIM_RELABEL=off (the default), inside an intercepted
  * ScaLAPACK routine (its own temporary grids), or while the shim is
@@ -12,14 +14,15 @@
  *
  * With report or apply, every process of a creation records the grid:
  * creation number here, shape, order, map in world ranks, and the stamp
- * that names it world-wide (shim_relabel.h).  The stamp comes from one
- * MPI_Allreduce on a duplicate of the system communicator, collective
- * exactly where BLACS's own MPI_Comm_create is.  In apply mode the same
- * reduction carries the map the grid's members found in the plan, so the
- * other processes of the system communicator (which BLACS needs to pass
- * the same map) learn it and all check that the members agree; the grid
- * is then created with Cblacs_gridmap and that map.  The map only decides
- * which process plays which grid position; BLACS builds the grid as usual.
+ * that names it world-wide (shim_grid_registry_int.h).  The stamp comes
+ * from one MPI_Allreduce on a duplicate of the system communicator,
+ * collective exactly where BLACS's own MPI_Comm_create is.  In apply mode
+ * the same reduction carries the map the grid's members found in the
+ * plan, so the other processes of the system communicator (which BLACS
+ * needs to pass the same map) learn it and all check that the members
+ * agree; the grid is then created with Cblacs_gridmap and that map.  The
+ * map only decides which process plays which grid position; BLACS builds
+ * the grid as usual.
  *
  * RATIONALE: the real Cblacs_gridinit calls Cblacs_gridmap through the PLT,
  * i.e. back into this file: a thread-local depth makes such inner calls
@@ -28,7 +31,6 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,16 +38,17 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_relabel.h"
+#include "shim/shim.h"
+#include "shim/shim_grid_registry_int.h"
+#include "shim/shim_init_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_relabel_int.h"
+#include "shim/shim_sym_int.h"
+
+#include <mpi.h>
 
 static __thread int cs_grid_depth;
-static pthread_mutex_t cs_grid_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static cs_shim_grid_t cs_grids[CS_SHIM_GRIDS_MAX];
-static int cs_grids_n;        /* recorded */
-static int cs_grids_numbered; /* numbered (>= recorded) */
-static int64_t cs_grids_positions;
-static int cs_grids_clock;    /* Lamport clock: next stamp at least this */
 
 /* ------------------------------------------------------------ real ones */
 
@@ -124,115 +127,6 @@ static void real_f_map(int *ctxt, int *map, const int *ldu, const int *p,
     cs_grid_depth++;
     f(ctxt, map, ldu, p, q);
     cs_grid_depth--;
-}
-
-/* ------------------------------------------------------------ registry */
-
-int cs_shim_grids_created(void)
-{
-    pthread_mutex_lock(&cs_grid_lock);
-    int n = cs_grids_numbered;
-    pthread_mutex_unlock(&cs_grid_lock);
-    return n;
-}
-
-int cs_shim_grids_count(void)
-{
-    pthread_mutex_lock(&cs_grid_lock);
-    int n = cs_grids_n;
-    pthread_mutex_unlock(&cs_grid_lock);
-    return n;
-}
-
-const cs_shim_grid_t *cs_shim_grids_get(int i)
-{
-    pthread_mutex_lock(&cs_grid_lock);
-    const cs_shim_grid_t *g = i >= 0 && i < cs_grids_n ? &cs_grids[i] : NULL;
-    pthread_mutex_unlock(&cs_grid_lock);
-    return g;
-}
-
-int cs_shim_grids_stamp(int handle)
-{
-    int stamp = -1;
-    if (handle < 0) {
-        return -1;
-    }
-    pthread_mutex_lock(&cs_grid_lock);
-    for (int i = cs_grids_n - 1; i >= 0 && stamp < 0; i--) {
-        if (cs_grids[i].live && cs_grids[i].handle == handle) {
-            stamp = cs_grids[i].stamp;
-        }
-    }
-    pthread_mutex_unlock(&cs_grid_lock);
-    return stamp;
-}
-
-int cs_shim_grids_index(int stamp, int owner)
-{
-    int index = -1;
-    pthread_mutex_lock(&cs_grid_lock);
-    for (int i = 0; i < cs_grids_n && index < 0; i++) {
-        if (cs_grids[i].stamp == stamp && cs_grids[i].owner == owner) {
-            index = cs_grids[i].index;
-        }
-    }
-    pthread_mutex_unlock(&cs_grid_lock);
-    return index;
-}
-
-void cs_shim_grids_release(void)
-{
-    pthread_mutex_lock(&cs_grid_lock);
-    for (int i = 0; i < cs_grids_n; i++) {
-        free(cs_grids[i].app_map);
-        free(cs_grids[i].map);
-    }
-    memset(cs_grids, 0, sizeof(cs_grids));
-    cs_grids_n = 0;
-    cs_grids_positions = 0;
-    pthread_mutex_unlock(&cs_grid_lock);
-}
-
-/* Record grid *g (its maps are copied). */
-static void grid_record(const cs_shim_grid_t *g)
-{
-    size_t n = (size_t)g->p * (size_t)g->q;
-    pthread_mutex_lock(&cs_grid_lock);
-    if (cs_grids_n < CS_SHIM_GRIDS_MAX &&
-        cs_grids_positions + (int64_t)n <= CS_SHIM_GRIDS_MAX_POSITIONS &&
-        g->index == cs_grids_n) {
-        cs_shim_grid_t *r = &cs_grids[cs_grids_n];
-        *r = *g;
-        r->app_map = malloc(n * sizeof(int));
-        r->map = malloc(n * sizeof(int));
-        if (r->app_map && r->map) {
-            memcpy(r->app_map, g->app_map, n * sizeof(int));
-            memcpy(r->map, g->map, n * sizeof(int));
-            r->live = 1;
-            cs_grids_n++;
-            cs_grids_positions += (int64_t)n;
-        } else {
-            free(r->app_map);
-            free(r->map);
-            memset(r, 0, sizeof(*r));
-        }
-    }
-    pthread_mutex_unlock(&cs_grid_lock);
-}
-
-static void grid_forget(int handle)
-{
-    if (handle < 0) {
-        return;
-    }
-    pthread_mutex_lock(&cs_grid_lock);
-    for (int i = 0; i < cs_grids_n; i++) {
-        if (cs_grids[i].live && cs_grids[i].handle == handle) {
-            cs_grids[i].live = 0;
-        }
-    }
-    pthread_mutex_unlock(&cs_grid_lock);
 }
 
 /* ------------------------------------------------------------ creation */
@@ -445,10 +339,7 @@ static void create(creation_t *c)
         member |= app[i] == wme;
         owner = app[i] < owner ? app[i] : owner;
     }
-    pthread_mutex_lock(&cs_grid_lock);
-    int index = cs_grids_numbered++;
-    v[S_CLOCK] = cs_grids_clock;
-    pthread_mutex_unlock(&cs_grid_lock);
+    int index = cs_shim_grids_number(&v[S_CLOCK]);
 
     int entry = -1, found = 0;
     if (apply) {
@@ -469,9 +360,7 @@ static void create(creation_t *c)
     }
     sync_max(sys, v, nv);
     int stamp = v[S_CLOCK];
-    pthread_mutex_lock(&cs_grid_lock);
-    cs_grids_clock = stamp + 1;
-    pthread_mutex_unlock(&cs_grid_lock);
+    cs_shim_grids_clock_past(stamp);
 
     int relabel = 0;
     if (apply) {
@@ -505,7 +394,7 @@ static void create(creation_t *c)
                         .relabeled = relabel,
                         .handle = member ? *c->ctxt : -1,
                         .app_map = app, .map = relabel ? planned : app};
-    grid_record(&g);
+    cs_shim_grids_record(&g);
 out:
     MPI_Group_free(&sysg);
     MPI_Group_free(&worldg);
@@ -580,7 +469,7 @@ CS_EXPORT void Cblacs_gridexit(int ctxt);
 CS_EXPORT void Cblacs_gridexit(int ctxt)
 {
     if (forget_active()) {
-        grid_forget(ctxt);
+        cs_shim_grids_forget(ctxt);
     }
     void *v = real_fn(R_C_EXIT);
     c_exit_fn f;
@@ -594,7 +483,7 @@ CS_EXPORT void blacs_gridexit_(const int *ctxt);
 CS_EXPORT void blacs_gridexit_(const int *ctxt)
 {
     if (forget_active()) {
-        grid_forget(*ctxt);
+        cs_shim_grids_forget(*ctxt);
     }
     void *v = real_fn(R_F_EXIT);
     f_exit_fn f;

@@ -11,75 +11,31 @@
  * be collective) and, failing that, lazily at the first intercepted call.
  * All of it only where the process runs on this build's MPI
  * (cs_shim_mpi_ok); an inert process gets its report from atexit().
+ * The facts it sets up (rank, thread level, collective finalize) are kept
+ * by shim_process.c, which every file may read; this file sits on top:
+ * it calls the report and the relabeling, nothing calls it back.
  */
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim.h"
-#include "shim/shim_call.h"
-#include "shim/shim_relabel.h"
-#include "shim/shim_stats.h"
+#include "shim/shim_init_int.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+#include "shim/shim_relabel_int.h"
+#include "shim/shim_report_int.h"
+#include "shim/shim_stats_int.h"
+#include "shim/shim_sym_int.h"
 
-__thread int cs_shim_depth;
-int cs_shim_enabled = 1;
+#include <mpi.h>
 
-static int cs_shim_rank = -1;
-/* The MPI thread level is MPI_THREAD_MULTIPLE (set by init_once). */
-static int cs_shim_multiple;
 static int cs_shim_self_keyval = MPI_KEYVAL_INVALID;
-/* 1 when every rank registered in MPI_Init, so the report may be
- * collective. */
-static int cs_shim_registered_in_init;
-
-double cs_shim_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int cs_shim_world_rank(void)
-{
-    return cs_shim_rank;
-}
-
-int cs_shim_finalize_collective(void)
-{
-    return cs_shim_registered_in_init;
-}
-
-void cs_shim_fatal(const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    cs_log_error("%s", msg);
-    int up = 0, down = 0;
-    if (cs_shim_mpi_ok()) {
-        MPI_Initialized(&up);
-        MPI_Finalized(&down);
-    }
-    if (up && !down) {
-        /* RATIONALE: MPI_Abort can kill the job before the launcher has
-         * forwarded what the ranks wrote (MPICH's hydra dropped this
-         * message and the program's last lines in one run of check 39):
-         * flush, and give it a moment. */
-        fflush(NULL);
-        struct timespec pause = {0, 200000000L};
-        nanosleep(&pause, NULL);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    abort();
-}
 
 static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -96,8 +52,8 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     }
     /* relabel first: both may be collective on MPI_COMM_WORLD, so every
      * rank must call them in the same order */
-    cs_shim_relabel_finalize(cs_shim_registered_in_init);
-    cs_shim_report_write(cs_shim_registered_in_init);
+    cs_shim_relabel_finalize(cs_shim_finalize_collective());
+    cs_shim_report_write(cs_shim_finalize_collective());
     cs_shim_plan_cache_clear();
     cs_eng_workspace_release();
     cs_eng_shm_release(); /* collective: every rank finalizes */
@@ -124,9 +80,10 @@ static void inert_exit(void)
 
 static void init_inert(void)
 {
-    cs_shim_rank = cs_shim_mpi_launcher_rank();
-    if (cs_shim_rank >= 0) {
-        cs_log_set_rank(cs_shim_rank);
+    int rank = cs_shim_mpi_launcher_rank();
+    cs_shim_world_rank_set(rank);
+    if (rank >= 0) {
+        cs_log_set_rank(rank);
     }
     cs_shim_stats_mark_start();
     if (cs_cfg_get()->stats != CS_CFG_STATS_OFF) {
@@ -137,18 +94,20 @@ static void init_inert(void)
 static void init_once(void)
 {
     const cs_config_t *cfg = cs_cfg_get();
-    MPI_Comm_rank(MPI_COMM_WORLD, &cs_shim_rank);
-    cs_log_set_rank(cs_shim_rank);
-    cs_cfg_emit_warnings(cs_shim_rank);
+    int rank = cs_shim_world_rank();
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cs_shim_world_rank_set(rank);
+    cs_log_set_rank(rank);
+    cs_cfg_emit_warnings(rank);
     register_finalize();
     cs_shim_stats_mark_start();
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    cs_shim_multiple = level == MPI_THREAD_MULTIPLE;
-    if (cfg->dump_config && cs_shim_rank == 0) {
+    cs_shim_thread_multiple_set(level == MPI_THREAD_MULTIPLE);
+    if (cfg->dump_config && rank == 0) {
         cs_cfg_dump(cfg, 2);
     }
-    if (cfg->banner && cs_shim_rank == 0) {
+    if (cfg->banner && rank == 0) {
         char line[1024];
         const char *lib = cs_shim_real_library();
         snprintf(line, sizeof(line),
@@ -165,44 +124,10 @@ void cs_shim_init_once(void)
     pthread_once(&once, init_once);
 }
 
-int cs_shim_thread_multiple(void)
-{
-    return cs_shim_multiple;
-}
-
 void cs_shim_init_inert(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, init_inert);
-}
-
-/* ------------------------------------------------------------ hooks */
-
-/* Deliberate hook for benchmarks: switch interception off (0) or on (1)
- * at run time, returning the previous state.  While off every call goes
- * straight to the real routine and nothing is recorded. */
-CS_EXPORT int costa_shim_set_enabled(int on);
-CS_EXPORT int costa_shim_set_enabled(int on)
-{
-    int old = cs_shim_enabled;
-    cs_shim_enabled = on != 0;
-    return old;
-}
-
-/* Deliberate hook for benchmarks: the bytes the shim holds now between
- * calls (engine workspaces, cached plans, the shared send buffer), what
- * COSTA_SHIM_MAX_MEMORY caps.  Thread-safe. */
-CS_EXPORT long long costa_shim_memory_held(void);
-CS_EXPORT long long costa_shim_memory_held(void)
-{
-    return (long long)cs_shim_mem_held();
-}
-
-/* Version string, exported so tools can identify the library. */
-CS_EXPORT const char *costa_shim_version(void);
-CS_EXPORT const char *costa_shim_version(void)
-{
-    return CS_SHIM_VERSION;
 }
 
 /* ------------------------------------------------------------ MPI_Init */
@@ -224,7 +149,7 @@ static void after_init(void)
     /* registration only: no communication here */
     register_finalize();
     cs_shim_stats_mark_start();
-    cs_shim_registered_in_init = 1;
+    cs_shim_finalize_collective_set();
 }
 
 static int init_common(const char *name, int *argc, char ***argv)

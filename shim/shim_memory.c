@@ -32,7 +32,10 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_plan_cache_int.h"
+
+#include <mpi.h>
 
 /* Ranks on this node according to the launcher, 1 when unknown. */
 static int64_t local_ranks(void)
@@ -89,6 +92,12 @@ int64_t cs_shim_mem_held(void)
 {
     return cs_eng_workspace_total() + cs_shim_plan_cache_bytes() +
            cs_eng_shm_size();
+}
+
+int cs_shim_mem_fits(int64_t add)
+{
+    int64_t cap = cs_shim_mem_cap();
+    return cap < 0 || cs_shim_mem_held() + add <= cap;
 }
 
 int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,

@@ -30,7 +30,10 @@
 #include <string.h>
 
 #include "config/log.h"
-#include "shim/shim.h"
+#include "shim/shim_mpi_int.h"
+#include "shim/shim_sym_int.h"
+
+#include <mpi.h>
 
 #if defined(OPEN_MPI)
 #define CS_MPI_BUILD CS_SHIM_MPI_OPENMPI

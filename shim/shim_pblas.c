@@ -18,8 +18,18 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "shim/shim_call.h"
-#include "shim/shim_trace.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_engine_int.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_pblas_agree_int.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+#include "shim/shim_trace_int.h"
+
+#include <mpi.h>
 
 enum { ARG_OK = 0, ARG_UNSUPPORTED = 1, ARG_INVALID = 2 };
 
@@ -455,7 +465,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     int keep = cached || (local == 0 && worst == 0 &&
-                          cs_shim_plan_cache_put(key, nkey, me, none, plan, 0));
+                          cs_shim_plan_cache_put(key, nkey, me, none, plan, 0,
+                                                 cs_shim_mem_fits));
     cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b, comm,
                           &opts, rec, keep);
 }

@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/shim_call.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_disagree_int.h"
+#include "shim/shim_pblas_agree_int.h"
+#include "shim/shim_process_int.h"
+
+#include <mpi.h>
 
 enum {
     P_ROUTINE = 0, P_M, P_N, P_IA, P_JA, P_IC, P_JC, P_TRANS, P_UPLO,

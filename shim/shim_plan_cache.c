@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/shim_call.h"
-#include "shim/shim_relabel.h"
+#include "relabel/relabel.h"
+#include "shim/shim_plan_cache_int.h"
 
 enum { CS_SHIM_PLAN_CACHE = 16, CS_SHIM_PLAN_CACHE_MAX_INTS = 1 << 20 };
 
@@ -118,7 +118,7 @@ static void entry_free(cs_shim_plan_entry_t *e)
 
 int cs_shim_plan_cache_put(const int *tab, int n, int me,
                            const int64_t extra[4], cs_eng_plan_t *plan,
-                           int priv)
+                           int priv, cs_shim_fits_fn fits)
 {
     cs_shim_plan_cache_t *c = cache_mine();
     if (!c || n > CS_SHIM_PLAN_CACHE_MAX_INTS) {
@@ -132,14 +132,13 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     /* RATIONALE: the call was admitted under COSTA_SHIM_MAX_MEMORY with
      * its plan (cs_shim_mem_admit), not with the copy of its table that
      * the cache keeps too: make room for both, or leave the plan out (the
-     * call then frees it) */
-    int64_t cap = cs_shim_mem_cap();
+     * call then frees it).  The budget is asked through `fits` because
+     * the budget itself counts (and evicts) what this cache holds. */
     int64_t add = cs_eng_plan_heap_bytes(plan) +
                   (int64_t)n * (int64_t)sizeof(int);
-    while (cap >= 0 && cs_shim_mem_held() + add > cap &&
-           cs_shim_plan_cache_evict(plan)) {
+    while (!fits(add) && cs_shim_plan_cache_evict(plan)) {
     }
-    if (cap >= 0 && cs_shim_mem_held() + add > cap) {
+    if (!fits(add)) {
         free(copy);
         return 0;
     }
@@ -156,7 +155,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     entry_free(victim);
     victim->tab = copy;
-    victim->hash = cs_shim_relabel_hash(0, copy + priv, n - priv);
+    victim->hash = cs_rl_hash_ints(0, copy + priv, n - priv);
     victim->n = n;
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));

@@ -20,10 +20,21 @@
 
 #include "config/config.h"
 #include "config/log.h"
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_disagree_int.h"
+#include "shim/shim_engine_int.h"
+#include "shim/shim_grid_registry_int.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
 #include "shim/shim_redist_int.h"
-#include "shim/shim_relabel.h"
-#include "shim/shim_trace.h"
+#include "shim/shim_relabel_int.h"
+#include "shim/shim_trace_int.h"
+
+#include <mpi.h>
 
 /* Bytes of sub(A) from which a p?trmr2d call may grow the shared send
  * buffer (below, its second reduction would cost more than the buffer
@@ -496,7 +507,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         }
         int keep = cached || (local == 0 && worst == 0 && t.key &&
                               cs_shim_plan_cache_put(t.key, t.nkey, 0, key,
-                                                     plan, K_PRIV));
+                                                     plan, K_PRIV,
+                                                     cs_shim_mem_fits));
         cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b,
                               comm, &opts, rec, keep);
     }

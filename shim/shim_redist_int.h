@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "shim/shim_call.h"
-#include "shim/shim_trace.h"
+#include "shim/shim.h"
+#include "shim/shim_trace_int.h"
 
 #include <mpi.h>
 

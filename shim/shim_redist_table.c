@@ -25,8 +25,9 @@
 #include <string.h>
 
 #include "config/log.h"
+#include "shim/shim_plan_cache_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_redist_int.h"
-#include "shim/shim_relabel.h"
 
 /* The shared part of a compact table (after its K_PRIV private ints). */
 enum {

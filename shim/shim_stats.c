@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shim/shim_stats.h"
+#include "shim/shim.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_stats_int.h"
+#include "shim/shim_trace_int.h"
 
 static pthread_mutex_t cs_shim_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_shim_row_t cs_shim_stats_rows[CS_SHIM_STATS_MAX_ROWS];

@@ -16,7 +16,10 @@
 #include <string.h>
 
 #include "config/log.h"
-#include "shim/shim_trace.h"
+#include "shim/shim.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_trace_int.h"
 
 static atomic_long cs_shim_trace_seq;
 

@@ -9,11 +9,13 @@
 #      and calls as fallback/memory (rank 0 still serves the calls of
 #      grids without rank 1).
 #   2. mem_peak (pdtran_ 3000 x 3000 on 1 x 2, 3 calls): peak resident
-#      memory (VmHWM, max over ranks) under the shim with
-#      COSTA_SHIM_MAX_MEMORY=1k at most native's + 8 MB (the workspace of
-#      about 36 MB is never mapped), and under the default at least
-#      native's + 20 MB (the measurement sees the workspace); the capped
-#      calls are fallback/memory; C right in all three.
+#      memory (VmHWM, max over ranks; the smallest of three launches)
+#      under the shim with COSTA_SHIM_MAX_MEMORY=1k at most native's + 16
+#      MB (the workspace of about 36 MB is never mapped; capped runs peak
+#      at native's +1 or +10 MB from one launch to the next, native ones
+#      at 96-105 MB), and under the default at least native's + 20 MB
+#      (the measurement sees the workspace); the capped calls are
+#      fallback/memory; C right in all three.
 #   3. An address-space limit on rank 1 only (ulimit -v: native's peak
 #      virtual size + 16 MB), pdtran_ 4000 x 4000: native completes, the
 #      shim's 64 MB workspace does not fit, so both ranks take ScaLAPACK
@@ -94,18 +96,34 @@ print(moved, mem)' 2>&1)
 done
 
 # 2. the cap, before anything is touched
+# the smallest peak of three runs (the same run's peak varies by up to
+# 11 MB from one launch to the next, natively too)
+min_peak() {
+    local best="" k v
+    for k in 1 2 3; do
+        v=$(field vmhwm_kb "$1.$k")
+        [ -n "$v" ] && { [ -z "$best" ] || [ "$v" -lt "$best" ]; } && best=$v
+    done
+    echo "$best"
+}
+
 part_cap() {
-    launch "$CS_OUT/cap.native" "" -- "$peak" --n 3000
+    local k
+    for k in 1 2 3; do
+        launch "$CS_OUT/cap.native.$k" "" -- "$peak" --n 3000
+        launch "$CS_OUT/cap.1k.$k" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=1k -- \
+            "$peak" --n 3000
+    done
     launch "$CS_OUT/cap.default" "$CS_PRELOAD" -- "$peak" --n 3000
-    launch "$CS_OUT/cap.1k" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=1k -- "$peak" --n 3000
-    hn=$(field vmhwm_kb "$CS_OUT/cap.native") hd=$(field vmhwm_kb "$CS_OUT/cap.default")
-    hc=$(field vmhwm_kb "$CS_OUT/cap.1k")
+    ln -sfn cap.1k.1 "$CS_OUT/cap.1k"
+    hn=$(min_peak "$CS_OUT/cap.native") hd=$(field vmhwm_kb "$CS_OUT/cap.default")
+    hc=$(min_peak "$CS_OUT/cap.1k")
     memcalls=$(report_py "$CS_OUT/cap.1k" '
     print(sum(r["calls"] for r in rep["routines"]
               if r["routine"] == "pdtran_" and r["reason"] == "memory"))' 2>&1)
     echo "peak resident (max over ranks): native ${hn} kB, shim ${hd} kB, shim capped ${hc} kB"
     if [ -n "$hn" ] && [ -n "$hd" ] && [ -n "$hc" ] &&
-       [ "$hc" -le $((hn + 8192)) ] && [ "$hd" -ge $((hn + 20480)) ] &&
+       [ "$hc" -le $((hn + 16384)) ] && [ "$hd" -ge $((hn + 20480)) ] &&
        [ "$memcalls" = 6 ] &&
        grep -qx 'cs_test: OK' "$CS_OUT/cap.1k/out" && grep -qx 'cs_test: OK' "$CS_OUT/cap.default/out"; then
         cs_report ok "cap 1k: peak $hc kB against native $hn kB (uncapped $hd kB), 6/6 calls fallback/memory, C right"

@@ -1,5 +1,5 @@
 /*
- * shim/shim_relabel.h - process relabeling inside the shim
+ * shim/shim_relabel_int.h - process relabeling inside the shim
  * (COSTA_SHIM_RELABEL, docs/relabel.md, interface.md rule 10b).
  *
  * p?gemr2d fixes where every element must end up, so a single call cannot
@@ -13,29 +13,23 @@
  *           context (its "keeper") also sums, per pair of BLACS grids, how
  *           many bytes each grid position sends to each position of the
  *           other grid.  At MPI_Finalize rank 0 gathers the grids and the
- *           pair volumes of all ranks and writes a relabeling plan: for
- *           every grid of the run, the permutation of its processes that
- *           minimises the bytes crossing processes in all observed
- *           redistributions between different grids (in each group of
- *           grids linked by calls the first keeps its map; the others
- *           are optimised against it).
+ *           pair volumes of all ranks and writes a relabeling plan
+ *           (computed and formatted by relabel/: cs_rl_plan_solve,
+ *           cs_rl_plan_print).
  *   apply   When the application creates a BLACS grid, create it with the
  *           process map the plan gives (shim_grids.c).  Programs address
  *           processes by grid coordinates, so results do not change.
  *
- * Two files implement it: shim_relabel.c (volumes, cache, plan file) and
- * shim_grids.c (the BLACS grid interposers and the registry of created
- * grids).  Neither does anything unless COSTA_SHIM_RELABEL is report or
- * apply.
+ * The files, one job each:
+ *   shim_grids.c           the BLACS grid creation interposers
+ *   shim_grid_registry.c   the grids created (shim_grid_registry_int.h)
+ *   shim_relabel_observe.c what each call would save; the pair volumes
+ *   shim_relabel_gather.c  the plan's problem at MPI_Finalize (MPI)
+ *   shim_relabel_apply.c   the plan in use in apply mode
+ *   shim_relabel.c         the module's MPI_Finalize: plan file, checks
+ * None of them does anything unless COSTA_SHIM_RELABEL is report or apply.
  *
- * Grid identity.  Every creation of a grid is collective over its system
- * communicator (BLACS's MPI_Comm_create), and the shim adds one
- * MPI_Allreduce there that gives the grid a Lamport stamp: the maximum of
- * the participants' clocks, each of which then moves past it.  (stamp,
- * owner), the owner being the lowest world rank of the grid, names the grid
- * world-wide (the owner's stamps only grow), and sorting by it orders the
- * grids consistently with every process's own creation order; the plan
- * numbers grids in that order.  Calls carry the stamps of A's and B's grids
+ * Calls carry the stamps of A's and B's grids (shim_grid_registry_int.h)
  * in the table they exchange anyway, so every process of a call knows
  * both grids even when it belongs to neither.
  *
@@ -50,19 +44,19 @@
  * creation of that map, in the same order), only on the grid's members;
  * the Allreduce of the creation then hands their choice to the other
  * processes of the system communicator and checks that the members agree,
- * before BLACS sees the map.  A grid map is given as world ranks by
- * position in row-major order: map[r * Q + c] is the MPI_COMM_WORLD rank
- * at grid position (r, c).
+ * before BLACS sees the map.
  *
- * Thread-safety: every function serialises on an internal mutex; BLACS
- * itself requires grids to be created from one thread at a time.
+ * Thread-safety: the observed shapes and the plan in use each serialise on
+ * a mutex of their own; BLACS itself requires grids to be created from
+ * one thread at a time.
  */
-#ifndef CS_SHIM_SHIM_RELABEL_H
-#define CS_SHIM_SHIM_RELABEL_H
+#ifndef CS_SHIM_SHIM_RELABEL_INT_H
+#define CS_SHIM_SHIM_RELABEL_INT_H
 
 #include <stdint.h>
 
 #include "engine/engine.h"
+#include "relabel/relabel.h"
 #include "shim/shim.h"
 
 #include <mpi.h>
@@ -87,11 +81,22 @@
  * plan marked incomplete). */
 #define CS_SHIM_RELABEL_MAX_BYTES ((int64_t)256 << 20)
 
-/* Grids numbered and recorded per process, and the positions their maps
- * may hold in all; further grids are created unchanged and the plan is
- * marked incomplete. */
-#define CS_SHIM_GRIDS_MAX 256
-#define CS_SHIM_GRIDS_MAX_POSITIONS (1 << 20)
+/* MPI_COMM_WORLD rank and size asked of MPI, right also on a process that
+ * never called an intercepted routine (cs_shim_world_rank() is -1 there):
+ * MPI_Finalize reaches every rank.  Local. */
+static inline int cs_shim_relabel_world_rank(void)
+{
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static inline int cs_shim_relabel_world_size(void)
+{
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
 
 /* ------------------------------------------------------------ calls */
 
@@ -116,20 +121,40 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
                              MPI_Comm comm, int stamp_a, int stamp_b,
                              cs_shim_record_t *rec);
 
-/*
- * At MPI_Finalize (the MPI_COMM_SELF delete callback), before the report.
- * collective = cs_shim_finalize_collective(): 1 when every rank calls this
- * (then it is collective over MPI_COMM_WORLD), 0 when only some may.
- * report mode: rank 0 gathers the grids and pair volumes of every rank
- * (collective) or uses its own (not), computes the plan and writes it to
- * COSTA_SHIM_RELABEL_PLAN (through a temporary file and rename); apply
- * mode: rank 0 prints the warning of a plan some rank ignored if it has
- * not printed one itself, and warns if the run created fewer grids than
- * the plan lists.  Then frees everything of the module on every rank.
- */
-void cs_shim_relabel_finalize(int collective);
+/* What this process kept for the plan, as the keeper of its calls. */
+typedef struct {
+    int npairs;
+    const cs_rl_pair_t *pairs; /* ga = gb = -1; valid until
+                                  cs_shim_relabel_observe_release() */
+    int64_t calls_seen;        /* calls kept */
+    int64_t cross_total;       /* their bytes crossing processes */
+    int incomplete;            /* some call could not enter the plan */
+    int saturated;             /* a sum saturated at INT64_MAX */
+} cs_shim_relabel_seen_t;
 
-/* ------------------------------------------------------------ plan */
+/* Finalize: add every cached shape's pending calls to its pair, free the
+ * shapes, and describe what this process kept.  Local. */
+void cs_shim_relabel_observe_flush(cs_shim_relabel_seen_t *seen_p);
+
+/* Finalize: free the shapes and the pairs.  Local. */
+void cs_shim_relabel_observe_release(void);
+
+/* ------------------------------------------------------------ report */
+
+/*
+ * Report mode at MPI_Finalize: the plan's problem (grids and pairs, not
+ * yet in plan order) in *pb_p.  collective: every rank of MPI_COMM_WORLD
+ * calls this (scope world: rank 0 gathers every rank's grids and pairs
+ * within CS_SHIM_RELABEL_MAX_BYTES; collective over MPI_COMM_WORLD), or
+ * only rank 0 does (scope rank0: its own records; local).  Flushes the
+ * observed shapes.  Returns 0 on rank 0 with the problem filled (maybe
+ * marked incomplete), -1 on other ranks or when rank 0 ran out of memory
+ * (every rank then skips the plan).  *pb_p: zeroed on entry, free it with
+ * cs_rl_problem_free() whatever the result.
+ */
+int cs_shim_relabel_gather(int collective, cs_rl_problem_t *pb_p);
+
+/* ------------------------------------------------------------ apply */
 
 /*
  * Apply mode, on a member of a grid the application asks to create with
@@ -170,48 +195,29 @@ void cs_shim_relabel_plan_taken(int entry, int relabeled);
  */
 void cs_shim_relabel_plan_disable(const char *why, int speaker);
 
-/* ------------------------------------------------------------ grids */
+/*
+ * Apply mode at MPI_Finalize: rank 0 prints the warning of a plan some
+ * rank ignored if it has not printed one itself, and warns if the run
+ * created fewer grids than the plan lists.  collective: as for
+ * cs_shim_relabel_finalize (then collective over MPI_COMM_WORLD).
+ */
+void cs_shim_relabel_apply_finalize(int collective);
 
-/* One grid created by the application, as recorded by shim_grids.c on
- * every process of its creation (members and the other processes of the
- * system communicator). */
-typedef struct {
-    int index;    /* creation number on this process */
-    int stamp;    /* Lamport stamp of the creation (see above) */
-    int owner;    /* lowest world rank of the grid */
-    int member;   /* 1 if this process is in the grid */
-    int p, q;
-    char order;   /* 'R', 'C' (Cblacs_gridinit) or 'M' (Cblacs_gridmap) */
-    int relabeled; /* 1 if created with a planned map */
-    int handle;   /* context handle here, -1 if not a member */
-    int live;     /* 0 after Cblacs_gridexit of the handle */
-    int *app_map; /* p * q world ranks the application asked for */
-    int *map;     /* p * q world ranks as created */
-} cs_shim_grid_t;
+/* Free the plan in use (finalize).  Local. */
+void cs_shim_relabel_plan_release(void);
 
-/* Grids numbered so far on this process (also those beyond
- * CS_SHIM_GRIDS_MAX, which are not recorded).  Local. */
-int cs_shim_grids_created(void);
+/* ------------------------------------------------------------ finalize */
 
-/* Number of recorded grids (<= CS_SHIM_GRIDS_MAX). */
-int cs_shim_grids_count(void);
+/*
+ * At MPI_Finalize (the MPI_COMM_SELF delete callback), before the report.
+ * collective = cs_shim_finalize_collective(): 1 when every rank calls this
+ * (then it is collective over MPI_COMM_WORLD), 0 when only some may.
+ * report mode: rank 0 gathers the grids and pair volumes of every rank
+ * (collective) or uses its own (not), computes the plan and writes it to
+ * COSTA_SHIM_RELABEL_PLAN (through a temporary file and rename); apply
+ * mode: cs_shim_relabel_apply_finalize().  Then frees everything of the
+ * module on every rank.
+ */
+void cs_shim_relabel_finalize(int collective);
 
-/* Recorded grid i (0 <= i < cs_shim_grids_count()), or NULL.  The pointer
- * stays valid until cs_shim_grids_release(). */
-const cs_shim_grid_t *cs_shim_grids_get(int i);
-
-/* Stamp of the live grid whose context handle here is `handle`, -1 if
- * none is recorded (not a member, not recorded, not a grid).  Local. */
-int cs_shim_grids_stamp(int handle);
-
-/* Creation number here of the grid (stamp, owner), -1 if this process did
- * not record it.  Local. */
-int cs_shim_grids_index(int stamp, int owner);
-
-/* Free the registry (finalize).  Local. */
-void cs_shim_grids_release(void);
-
-/* FNV-1a hash of n ints (seed: a previous hash or 0). */
-uint64_t cs_shim_relabel_hash(uint64_t seed, const int *v, int64_t n);
-
-#endif /* CS_SHIM_SHIM_RELABEL_H */
+#endif /* CS_SHIM_SHIM_RELABEL_INT_H */

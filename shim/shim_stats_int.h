@@ -1,18 +1,19 @@
 /*
- * shim/shim_stats.h - the statistics registry: one row per (routine as
+ * shim/shim_stats_int.h - the statistics registry: one row per (routine as
  * called, path, reason) with counters, one row per call shape and one per
  * (caller, routine), each in a fixed-size table.
  *
  * The counter list is one X-macro so the report writers (text, CSV, JSON)
  * and the per-call trace use the same names.
  */
-#ifndef CS_SHIM_SHIM_STATS_H
-#define CS_SHIM_SHIM_STATS_H
+#ifndef CS_SHIM_SHIM_STATS_INT_H
+#define CS_SHIM_SHIM_STATS_INT_H
 
 #include <stdint.h>
 
 #include "shim/shim.h"
-#include "shim/shim_trace.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_trace_int.h"
 
 /* CS_SHIM_COUNTER(field, csv_name): integer counters of a row. */
 #define CS_SHIM_COUNTERS                                                      \
@@ -115,6 +116,9 @@ typedef struct {
     double verify_maxdiff;  /* largest difference found (0: all equal) */
 } cs_shim_totals_t;
 
+/* Add one call to the statistics registry.  Thread-safe. */
+void cs_shim_stats_record(const cs_shim_record_t *rec);
+
 /*
  * Record one call made while MPI runs (not nested): its routine row, its
  * shape, its caller and, when tr->verified, its verification.  Entries that
@@ -161,4 +165,4 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src);
 /* Set the start time if not yet set (first registration wins). */
 void cs_shim_stats_mark_start(void);
 
-#endif /* CS_SHIM_SHIM_STATS_H */
+#endif /* CS_SHIM_SHIM_STATS_INT_H */

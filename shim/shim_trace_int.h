@@ -1,13 +1,14 @@
 /*
- * shim/shim_trace.h - the per-call line of COSTA_SHIM_VERBOSE
+ * shim/shim_trace_int.h - the per-call line of COSTA_SHIM_VERBOSE
  * (interface.md section 3): arguments first, in ScaLAPACK order, then
  * key:value results, composed in full and written with one write().
  */
-#ifndef CS_SHIM_SHIM_TRACE_H
-#define CS_SHIM_SHIM_TRACE_H
+#ifndef CS_SHIM_SHIM_TRACE_INT_H
+#define CS_SHIM_SHIM_TRACE_INT_H
 
 #include "config/config.h"
-#include "shim/shim_call.h"
+#include "shim/shim.h"
+#include "shim/shim_call_int.h"
 
 /* What the trace needs beyond the statistics record. */
 typedef struct cs_shim_trace {
@@ -26,4 +27,4 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
 /* "object+0xoff" or "symbol+0xoff" for a code address (dladdr). */
 void cs_shim_caller_str(const void *addr, char *buf, size_t len);
 
-#endif /* CS_SHIM_SHIM_TRACE_H */
+#endif /* CS_SHIM_SHIM_TRACE_INT_H */

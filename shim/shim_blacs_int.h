@@ -1,0 +1,29 @@
+/*
+ * shim/shim_blacs_int.h - the engine's private communicator of a BLACS
+ * context (shim_blacs.c).
+ */
+#ifndef CS_SHIM_SHIM_BLACS_INT_H
+#define CS_SHIM_SHIM_BLACS_INT_H
+
+#include "engine/engine.h"
+
+#include <mpi.h>
+
+/*
+ * The private communicator of BLACS context ctxt: a duplicate of the
+ * context's own communicator, created on first use and cached as an MPI
+ * attribute of that communicator (freed with it).  The calling process must
+ * be a member of ctxt.  Collective over the context on first use.
+ * Returns CS_OK or CS_ERR_MPI.
+ */
+cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p);
+
+/*
+ * For a communicator of cs_shim_ctxt_comm(): the node of each of its ranks
+ * (numbered 0, 1, ... in the order of their lowest rank, as MPI's
+ * MPI_COMM_TYPE_SHARED splits them), or NULL when unknown.  Owned by the
+ * communicator's cache entry.  Local.
+ */
+const int *cs_shim_comm_nodes(MPI_Comm comm);
+
+#endif /* CS_SHIM_SHIM_BLACS_INT_H */

@@ -1,0 +1,36 @@
+/*
+ * shim/shim_memory_int.h - the shim's memory budget, COSTA_SHIM_MAX_MEMORY
+ * (shim_memory.c).
+ */
+#ifndef CS_SHIM_SHIM_MEMORY_INT_H
+#define CS_SHIM_SHIM_MEMORY_INT_H
+
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+/*
+ * The memory budget (shim_memory.c).  cap: COSTA_SHIM_MAX_MEMORY in bytes,
+ * auto resolved (a quarter of the node's memory over its ranks), -1 for
+ * none.  held: what the shim holds (workspace, cached plans, shared send
+ * buffer).  admit: whether the call of plan (cached: already in the plan
+ * cache) may reserve its memory without the shim going above the cap,
+ * after making room (the workspace released when larger than this call
+ * needs, cached plans evicted, least recently used first); nothing of the
+ * call is allocated.  Local.
+ */
+int64_t cs_shim_mem_cap(void);
+int64_t cs_shim_mem_held(void);
+
+/* cap < 0 or held + add <= cap: the shim may hold add bytes more now
+ * (the plan cache's budget, cs_shim_fits_fn). */
+int cs_shim_mem_fits(int64_t add);
+int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
+                      const cs_eng_exec_opts_t *opts);
+
+/* Record what the shim holds now plus transient bytes (plans about to be
+ * freed) for the peak; the peak so far.  Local. */
+void cs_shim_mem_note(int64_t transient);
+int64_t cs_shim_mem_peak(void);
+
+#endif /* CS_SHIM_SHIM_MEMORY_INT_H */

@@ -1,0 +1,51 @@
+/*
+ * shim/shim_process_int.h - the process-wide facts every file of the shim
+ * may ask (shim_process.c): nesting depth, the on/off switch, world
+ * rank, thread level, whether the finalize is collective; the clock; the
+ * fatal exit.
+ */
+#ifndef CS_SHIM_SHIM_PROCESS_INT_H
+#define CS_SHIM_SHIM_PROCESS_INT_H
+
+/*
+ * Per-thread nesting depth: > 0 while an intercepted call runs, so a
+ * call that comes back into the shim (the real pdgemr2d_ calls Cpdgemr2d
+ * through the PLT) goes straight to the real routine.
+ */
+extern __thread int cs_shim_depth;
+
+/* 0 while the deliberate hook costa_shim_set_enabled(0) is in force. */
+extern int cs_shim_enabled;
+
+/* Wall-clock seconds (monotonic). */
+double cs_shim_now(void);
+
+/* Rank in MPI_COMM_WORLD, -1 before the first intercepted call. */
+int cs_shim_world_rank(void);
+
+/* Set by shim_init.c only: the world rank (first use), MPI_Init went
+ * through the shim on this rank, the thread level is
+ * MPI_THREAD_MULTIPLE. */
+void cs_shim_world_rank_set(int rank);
+void cs_shim_finalize_collective_set(void);
+void cs_shim_thread_multiple_set(int multiple);
+
+/*
+ * 1 when this process's MPI_Init (or MPI_Init_thread) went through the
+ * shim, so the MPI_COMM_SELF callback runs at MPI_Finalize on this rank.
+ * Every rank runs the same preload, so the value is the same on all of
+ * them, and the callback may then communicate on MPI_COMM_WORLD (the
+ * report and the relabeling plan gather there).  Local.
+ */
+int cs_shim_finalize_collective(void);
+
+/* 1 when MPI runs at MPI_THREAD_MULTIPLE (known after cs_shim_init_once):
+ * calls may then come from several threads at once.  Local. */
+int cs_shim_thread_multiple(void);
+
+/* Log an error and abort the whole job (MPI_Abort if MPI is up, else
+ * abort()).  Never returns. */
+void cs_shim_fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+#endif /* CS_SHIM_SHIM_PROCESS_INT_H */
