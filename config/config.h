@@ -95,6 +95,8 @@ typedef struct cs_config {
     int64_t shm_min;             /* COSTA_SHIM_SHM_MIN bytes, -1 = inf */
     cs_cfg_relabel_t relabel;    /* COSTA_SHIM_RELABEL */
     char relabel_plan[CS_CFG_PATH_LEN]; /* COSTA_SHIM_RELABEL_PLAN */
+    int relabel_cost_rank;       /* COSTA_SHIM_RELABEL_COST_RANK */
+    int relabel_cost_node;       /* COSTA_SHIM_RELABEL_COST_NODE */
     int verify;                  /* COSTA_SHIM_VERIFY (bool) */
     int verbose;                 /* COSTA_SHIM_VERBOSE 0..2 */
     int log_level;               /* COSTA_SHIM_LOG_LEVEL, a cs_log_level_t */

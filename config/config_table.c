@@ -93,6 +93,18 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "shape, into log and report, and write a relabeling plan; `apply`: "
      "create BLACS grids with the permuted maps from "
      "COSTA_SHIM_RELABEL_PLAN"},
+    {"COSTA_SHIM_RELABEL_COST_RANK", "1", NULL, CS_CFG_T_INT,
+     CS_OFF(relabel_cost_rank), NULL, 0, 1000000, "integer >= 0",
+     "relabeling on several nodes: what a byte that leaves its process but "
+     "stays in its node costs (the weight of COSTA_SHIM_RELABEL_COST_NODE's "
+     "unit)"},
+    {"COSTA_SHIM_RELABEL_COST_NODE", "3", NULL, CS_CFG_T_INT,
+     CS_OFF(relabel_cost_node), NULL, 0, 1000000,
+     "integer >= COSTA_SHIM_RELABEL_COST_RANK",
+     "relabeling on several nodes: what a byte that leaves its node costs; "
+     "3 measured on the CI machine (Open MPI between emulated nodes 2.0-2.1 "
+     "GB/s against 5.7-6.2 GB/s in shared memory); on clusters the ranks "
+     "of a node share its link, so more (docs/relabel.md)"},
     {"COSTA_SHIM_RELABEL_PLAN", "costa_shim.relabel.plan", NULL,
      CS_CFG_T_PATH, CS_OFF(relabel_plan), NULL, 0, 0, "path",
      "plan file written by `report`, read by `apply`"},

@@ -48,6 +48,15 @@ void cs_rl_plan_print(FILE *f, const cs_rl_problem_t *pb,
             pb->calls_seen);
     fprintf(f, "bytes_app %" PRId64 "\n", pb->cross_total);
     fprintf(f, "bytes_plan %" PRId64 "\n", plan->planned_bytes);
+    if (pb->node) {
+        fprintf(f, "# node-aware: a byte leaving its process costs %" PRId64
+                   " inside its node, %" PRId64 " across nodes; bytes "
+                   "crossing nodes before and after\n",
+                pb->w_rank, pb->w_node);
+        fprintf(f, "nodes %d\n", pb->nnodes);
+        fprintf(f, "net_app %" PRId64 "\n", plan->net_app);
+        fprintf(f, "net_plan %" PRId64 "\n", plan->net_plan);
+    }
     for (int k = 0; k < pb->npairs; k++) {
         const cs_rl_pair_t *p = &pb->pr[k];
         int64_t tot = 0;
@@ -239,7 +248,7 @@ cs_rl_status_t cs_rl_plan_parse(FILE *f, int max_grids,
             if (strcmp(word, CS_RL_PLAN_MAGIC) != 0 ||
                 sscanf(rest, "%d", &v) != 1 || v < 1 ||
                 v > CS_RL_PLAN_VERSION) {
-                snprintf(why, len, "not a version 1 or %d plan (line %d)",
+                snprintf(why, len, "not a version 1 to %d plan (line %d)",
                          CS_RL_PLAN_VERSION, lineno);
                 rc = -1;
                 break;
@@ -284,7 +293,10 @@ cs_rl_status_t cs_rl_plan_parse(FILE *f, int max_grids,
         } else if (strcmp(word, "end") == 0) {
             seen_end = 1;
         } else if (strcmp(word, "bytes_app") == 0 ||
-                   strcmp(word, "bytes_plan") == 0) {
+                   strcmp(word, "bytes_plan") == 0 ||
+                   (magic >= 3 && (strcmp(word, "nodes") == 0 ||
+                                   strcmp(word, "net_app") == 0 ||
+                                   strcmp(word, "net_plan") == 0))) {
             rc = sscanf(rest, "%lld", &big) == 1 ? 0 : -1;
         } else if (strcmp(word, "command") != 0) {
             snprintf(why, len, "line %d: unknown keyword '%s'", lineno, word);

@@ -21,6 +21,7 @@ void cs_rl_problem_free(cs_rl_problem_t *pb)
     free(pb->g);
     free(pb->pr);
     free(pb->buf);
+    free(pb->node);
     memset(pb, 0, sizeof(*pb));
 }
 

@@ -44,6 +44,70 @@ int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
     return kept;
 }
 
+int64_t cs_rl_pair_across(const cs_rl_pair_t *p, const int *ma,
+                          const int *mb, const int *node, int nworld)
+{
+    int64_t across = 0;
+    for (int i = 0; i < p->pa; i++) {
+        for (int j = 0; j < p->pb; j++) {
+            int x = ma[i], y = mb[j];
+            if (x >= 0 && x < nworld && y >= 0 && y < nworld &&
+                node[x] != node[y]) {
+                across += p->v[(int64_t)i * p->pb + j];
+            }
+        }
+    }
+    return across;
+}
+
+/* The gains of grid g's positions (n) against the current maps of the
+ * others: w[i][j] += what process i of g (cur[g][i]) gains playing
+ * position j, pos[world rank] holding i for g's processes; nv (nnodes x
+ * n, with nodes) the bytes each node's processes of the other grids
+ * exchange with position j.  Returns 0, or 1 when a gain overflows. */
+static int gains(const cs_rl_problem_t *pb, int g, int **cur, const int *pos,
+                 int n, int64_t *w, int64_t *nv)
+{
+    int sat = 0;
+    for (int k = 0; k < pb->npairs; k++) {
+        const cs_rl_pair_t *p = &pb->pr[k];
+        int into = p->gb == g; /* other -> g: V[ph][j], else V[j][ph] */
+        if (!into && p->ga != g) {
+            continue;
+        }
+        int other = into ? p->ga : p->gb, np = into ? p->pa : p->pb;
+        for (int ph = 0; ph < np; ph++) {
+            int x = cur[other][ph], i = pos[x];
+            int64_t *nrow = pb->node ? nv + (int64_t)pb->node[x] * n : NULL;
+            for (int j = 0; j < n; j++) {
+                int64_t v = into ? p->v[(int64_t)ph * p->pb + j]
+                                 : p->v[(int64_t)j * p->pb + ph];
+                if (i >= 0) {
+                    w[(int64_t)i * n + j] =
+                        cs_rl_add_sat(w[(int64_t)i * n + j], v, &sat);
+                }
+                if (nrow) {
+                    nrow[j] = cs_rl_add_sat(nrow[j], v, &sat);
+                }
+            }
+        }
+    }
+    if (!pb->node) {
+        return sat;
+    }
+    /* w = w_rank * kept + (w_node - w_rank) * in its node */
+    int64_t dw = pb->w_node - pb->w_rank;
+    for (int i = 0; i < n; i++) {
+        const int64_t *nrow = nv + (int64_t)pb->node[cur[g][i]] * n;
+        for (int j = 0; j < n; j++) {
+            int64_t *x = &w[(int64_t)i * n + j];
+            *x = cs_rl_add_sat(cs_rl_mul_sat(pb->w_rank, *x, &sat),
+                               cs_rl_mul_sat(dw, nrow[j], &sat), &sat);
+        }
+    }
+    return sat;
+}
+
 /* One coordinate-descent step: the best map of grid g against the
  * current maps of the others.  Returns 1 if cur[g] changed. */
 static int optimise_grid(cs_rl_problem_t *pb, int g, int **cur, int *pos)
@@ -57,10 +121,13 @@ static int optimise_grid(cs_rl_problem_t *pb, int g, int **cur, int *pos)
         return 0;
     }
     int64_t *w = calloc((size_t)n * (size_t)n, sizeof(int64_t));
+    int64_t *nv = pb->node ? calloc((size_t)pb->nnodes * (size_t)n,
+                                    sizeof(int64_t))
+                           : NULL;
     int *perm = malloc((size_t)n * sizeof(int));
     int *next = malloc((size_t)n * sizeof(int));
     int changed = 0;
-    if (!w || !perm || !next) {
+    if (!w || !perm || !next || (pb->node && !nv)) {
         pb->incomplete = 1;
         goto out;
     }
@@ -68,30 +135,7 @@ static int optimise_grid(cs_rl_problem_t *pb, int g, int **cur, int *pos)
     for (int i = 0; i < n; i++) {
         pos[cur[g][i]] = i;
     }
-    for (int k = 0; k < pb->npairs; k++) {
-        const cs_rl_pair_t *p = &pb->pr[k];
-        if (p->gb == g) { /* other -> g: V[ph][j] */
-            for (int ph = 0; ph < p->pa; ph++) {
-                int i = pos[cur[p->ga][ph]];
-                if (i < 0) {
-                    continue;
-                }
-                for (int j = 0; j < n; j++) {
-                    w[(int64_t)i * n + j] += p->v[(int64_t)ph * p->pb + j];
-                }
-            }
-        } else if (p->ga == g) { /* g -> other: V[j][ph] */
-            for (int ph = 0; ph < p->pb; ph++) {
-                int i = pos[cur[p->gb][ph]];
-                if (i < 0) {
-                    continue;
-                }
-                for (int j = 0; j < n; j++) {
-                    w[(int64_t)i * n + j] += p->v[(int64_t)j * p->pb + ph];
-                }
-            }
-        }
-    }
+    pb->saturated |= gains(pb, g, cur, pos, n, w, nv);
     for (int i = 0; i < n; i++) {
         pos[cur[g][i]] = -1;
     }
@@ -109,6 +153,7 @@ static int optimise_grid(cs_rl_problem_t *pb, int g, int **cur, int *pos)
 out:
     free(next);
     free(perm);
+    free(nv);
     free(w);
     return changed;
 }
@@ -200,6 +245,16 @@ cs_rl_status_t cs_rl_plan_solve(cs_rl_problem_t *pb, cs_rl_plan_t *plan_p)
         plan_p->saved += after - before;
     }
     plan_p->planned_bytes = pb->cross_total - plan_p->saved;
+    plan_p->net_app = plan_p->net_plan = pb->node ? 0 : -1;
+    for (int k = 0; pb->node && k < pb->npairs; k++) {
+        const cs_rl_pair_t *p = &pb->pr[k];
+        plan_p->net_app += cs_rl_pair_across(p, pb->g[p->ga].map,
+                                             pb->g[p->gb].map, pb->node,
+                                             nworld);
+        plan_p->net_plan += cs_rl_pair_across(p, plan_p->map[p->ga],
+                                              plan_p->map[p->gb], pb->node,
+                                              nworld);
+    }
     for (int g = 0; g < ng; g++) {
         const cs_rl_grid_t *gr = &pb->g[g];
         plan_p->relabeled += memcmp(plan_p->map[g], gr->map,

@@ -319,6 +319,13 @@ typedef struct {
     int incomplete;     /* some grid or call could not be accounted for */
     int saturated;      /* some sum overflowed (saturated at INT64_MAX) */
     int64_t *buf;       /* owned words the pairs may point into, or NULL */
+    /* node-aware plans (relabel_nodes.h's cost): the node of each world
+     * rank (nworld entries, owned) or NULL for none, and the weights of a
+     * byte that leaves its process inside its node (w_rank) and of one
+     * that leaves the node (w_node >= w_rank) */
+    int *node;
+    int nnodes;
+    int64_t w_rank, w_node;
 } cs_rl_problem_t;
 
 /*
@@ -340,8 +347,8 @@ cs_rl_status_t cs_rl_problem_add_grid(cs_rl_problem_t *pb, int stamp,
  */
 void cs_rl_problem_order(cs_rl_problem_t *pb);
 
-/* Free the grids' maps, g, pr and buf; zero *pb.  Pair volumes that point
- * elsewhere are not freed. */
+/* Free the grids' maps, g, pr, buf and node; zero *pb.  Pair volumes that
+ * point elsewhere are not freed. */
 void cs_rl_problem_free(cs_rl_problem_t *pb);
 
 /* The plan computed for an ordered problem. */
@@ -353,12 +360,18 @@ typedef struct {
     int64_t planned_bytes; /* cross_total - saved */
     int relabeled;      /* grids whose planned map differs */
     int bad_grid;       /* CS_RL_ERR_INVALID: the grid at fault */
+    int64_t net_app;    /* with nodes: bytes crossing nodes with the
+                         * application's maps, else -1 */
+    int64_t net_plan;   /* ... with the planned maps */
 } cs_rl_plan_t;
 
 /*
  * Compute the plan of an ordered problem (cs_rl_problem_order).  In each
  * group of grids linked by pairs the first grid keeps its map; the others
- * are optimised one at a time against the current maps of the rest
+ * are optimised one at a time against the current maps of the rest (with
+ * pb->node, for the weighted cost of relabel_nodes.h: a process playing
+ * a position gains w_rank for each byte it keeps and w_node - w_rank for
+ * each byte that stays in its node)
  * (coordinate descent, at most CS_RL_PLAN_ROUNDS rounds, each step an
  * assignment solved by cs_rl_solve() with no time budget, so the result
  * is deterministic and never worse than the application's maps).  A step
@@ -382,6 +395,11 @@ void cs_rl_plan_free(cs_rl_plan_t *plan);
 int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
                         int *pos, int nworld);
 
+/* Bytes of pair p that cross nodes (node: per world rank) when grid ga
+ * has map ma and grid gb map mb.  O(pa x pb). */
+int64_t cs_rl_pair_across(const cs_rl_pair_t *p, const int *ma,
+                          const int *mb, const int *node, int nworld);
+
 /* ------------------------------------------------------------ plan files */
 
 /*
@@ -393,11 +411,14 @@ int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
  *   grids <n>
  *   complete 0|1                       0: some grid or call left out
  *   bytes_app <n>, bytes_plan <n>      crossing bytes before and after
+ *   nodes <n>, net_app <n>, net_plan <n>  version 3, node-aware plans:
+ *                                      nodes, bytes crossing nodes before
+ *                                      and after
  *   grid <k> <P>x<Q> <R|C|M> <map> -> <planned map>   k = 0, 1, ...
  *   end
  */
 #define CS_RL_PLAN_MAGIC "costa_shim_relabel_plan"
-#define CS_RL_PLAN_VERSION 2
+#define CS_RL_PLAN_VERSION 3
 
 /*
  * Write the plan of problem pb to f, from the first comment to "end".

@@ -114,6 +114,12 @@ typedef struct {
      * grid, over the whole call (all ranks); -1 when not computed. */
     int64_t relabel_cross;
     int64_t relabel_best;
+    /* ... and with ranks on several nodes, bytes crossing nodes with the
+     * application's mapping, after the plain relabeling and after the
+     * node-aware one (relabel/relabel_nodes.h); -1 when not computed. */
+    int64_t relabel_net;
+    int64_t relabel_net_plain;
+    int64_t relabel_net_node;
     /* Seconds of t this rank waited for the last rank of the call to
      * arrive: its time in the call's first collective (and, on a first
      * call, in creating the context's communicator); 0 when the call made

@@ -246,7 +246,10 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
                             .path = CS_SHIM_PATH_ENGINE,
                             .reason = CS_SHIM_REASON_NONE,
                             .relabel_cross = -1,
-                            .relabel_best = -1};
+                            .relabel_best = -1,
+                            .relabel_net = -1,
+                            .relabel_net_plain = -1,
+                            .relabel_net_node = -1};
     if (cfg->disable || !cs_shim_enabled) {
         cs_shim_call_real(g);
         return;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
@@ -147,6 +148,45 @@ static int unpack(cs_rl_problem_t *pb, int owner, const int64_t *h, int what,
     return 0;
 }
 
+/*
+ * Rank 0 learns the node of every world rank (MPI's own idea of a node,
+ * MPI_COMM_TYPE_SHARED; numbered in the order of their lowest rank) into
+ * node, and with more than one node the problem takes it (pb->node, with
+ * the weights of COSTA_SHIM_RELABEL_COST_*): the plan is then node-aware.
+ * Collective over MPI_COMM_WORLD; node is rank 0's buffer of world-size
+ * ints.
+ */
+static void world_nodes(int me, int *node, cs_rl_problem_t *pb)
+{
+    int lead = me, np = cs_shim_relabel_world_size();
+    MPI_Comm local = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                            MPI_INFO_NULL, &local) == MPI_SUCCESS &&
+        local != MPI_COMM_NULL) {
+        MPI_Allreduce(&me, &lead, 1, MPI_INT, MPI_MIN, local);
+        MPI_Comm_free(&local);
+    }
+    MPI_Gather(&lead, 1, MPI_INT, node, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me != 0) {
+        return;
+    }
+    /* leaders to 0, 1, ...: a leader is the lowest rank of its node, so
+     * node[l] for a leader l is set before any rank that follows it */
+    int n = 0;
+    for (int r = 0; r < np; r++) {
+        node[r] = node[r] == r ? n++ : node[node[r]];
+    }
+    if (n > 1) {
+        const cs_config_t *cfg = cs_cfg_get();
+        pb->node = node;
+        pb->nnodes = n;
+        pb->w_rank = cfg->relabel_cost_rank;
+        pb->w_node = cfg->relabel_cost_node > cfg->relabel_cost_rank
+                         ? cfg->relabel_cost_node
+                         : cfg->relabel_cost_rank;
+    }
+}
+
 /* Scope world: gather every rank's grids and pairs to rank 0.  Collective
  * over MPI_COMM_WORLD; returns 0 on rank 0 with the problem filled (maybe
  * marked incomplete), -1 elsewhere or when rank 0 ran out of memory (all
@@ -167,19 +207,21 @@ static int problem_world(const cs_shim_relabel_seen_t *seen,
                           (seen->saturated ? FL_SATURATED : 0),
                       wg, wp};
     int64_t *hs = NULL;
-    int *acc = NULL, *counts = NULL, *displs = NULL;
+    int *acc = NULL, *counts = NULL, *displs = NULL, *node = NULL;
     if (me == 0) {
         hs = malloc((size_t)np * H_N * sizeof(int64_t));
         acc = malloc((size_t)np * sizeof(int));
         counts = malloc((size_t)np * sizeof(int));
         displs = malloc((size_t)np * sizeof(int));
-        ok = hs && acc && counts && displs;
+        node = malloc((size_t)np * sizeof(int));
+        ok = hs && acc && counts && displs && node;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (!ok) {
         goto out;
     }
     MPI_Gather(h, H_N, MPI_INT64_T, hs, H_N, MPI_INT64_T, 0, comm);
+    world_nodes(me, node, pb);
     if (me == 0) {
         /* accept, in rank order, the grids first (without them no pair
          * can be placed), then the pairs, within the byte budget */
@@ -250,6 +292,9 @@ static int problem_world(const cs_shim_relabel_seen_t *seen,
         }
     }
 out:
+    if (!pb->node) {
+        free(node);
+    }
     free(displs);
     free(counts);
     free(acc);

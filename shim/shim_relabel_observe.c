@@ -19,8 +19,11 @@
 #include <string.h>
 
 #include "config/log.h"
+#include "config/config.h"
 #include "relabel/relabel.h"
+#include "relabel/relabel_nodes.h"
 #include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
 #include "shim/shim_grid_registry_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_relabel_int.h"
@@ -48,6 +51,7 @@ typedef struct {
     uint64_t last_use;
     shape_key_t key;
     int64_t cross, best;
+    int64_t net, net_plain, net_node; /* across nodes, -1: one node */
     int pa, pb;         /* positions of A's and B's grids */
     int64_t *posmat;    /* keeper: pa x pb bytes, position to position */
     int64_t calls;      /* calls not yet added to the pair */
@@ -141,12 +145,85 @@ static void key_dist(int64_t *f, const cs_eng_dist_t *d)
     f[4] = d->nprocs;
 }
 
+/* Bytes of vol (np x np, comm ranks) that cross nodes (node: per comm
+ * rank) when B's position b is played by B's process perm[b] (NULL: the
+ * application's mapping). */
+static int64_t across(const int64_t *vol, int np, const cs_eng_layout_t *lb,
+                      const int *node, const int *perm)
+{
+    int pb = lb->nprow * lb->npcol, sat = 0;
+    int64_t x = 0;
+    for (int b = 0; b < pb; b++) {
+        int d = lb->grid[perm ? perm[b] : b], col = lb->grid[b];
+        for (int i = 0; i < np; i++) {
+            if (node[i] != node[d]) {
+                x = cs_rl_add_sat(x, vol[(int64_t)i * np + col], &sat);
+            }
+        }
+    }
+    return x;
+}
+
+/*
+ * With ranks on several nodes: the bytes crossing nodes with the
+ * application's mapping, the plain relabeling perm and the node-aware one
+ * (relabel_nodes.h, exact up to CS_RL_EXACT_MAX_P, over w, the bytes B's
+ * processes hold for B's positions, weights of COSTA_SHIM_RELABEL_COST_*)
+ * into s; left at -1 otherwise.  RATIONALE: bytes held by processes
+ * outside B's grid count in the three numbers but not in the node-aware
+ * choice, which like the plain one permutes B's processes only.
+ */
+static void shape_nodes(shape_t *s, const int64_t *vol, int np,
+                        const cs_eng_layout_t *lb, const int64_t *w,
+                        const int *perm, const int *node)
+{
+    int pb = lb->nprow * lb->npcol, nn = 0;
+    s->net = s->net_plain = s->net_node = -1;
+    int *bnode = malloc((size_t)pb * sizeof(*bnode));
+    int *first = malloc((size_t)np * sizeof(*first));
+    int *pn = malloc((size_t)pb * sizeof(*pn));
+    cs_rl_sparse_t sw;
+    if (!node || !bnode || !first || !pn ||
+        cs_rl_sparse_from_dense(pb, w, &sw) != CS_RL_OK) {
+        goto out;
+    }
+    for (int i = 0; i < np; i++) {
+        first[i] = -1;
+    }
+    for (int b = 0; b < pb; b++) { /* B's processes' nodes, renumbered */
+        int n = node[lb->grid[b]];
+        if (first[n] < 0) {
+            first[n] = nn++;
+        }
+        bnode[b] = first[n];
+    }
+    int more = nn > 1;
+    for (int i = 0; i < np && !more; i++) {
+        more = node[i] != node[0];
+    }
+    const cs_config_t *cfg = cs_cfg_get();
+    int64_t wr = cfg->relabel_cost_rank, wn = cfg->relabel_cost_node;
+    cs_rl_machine_t m = {pb, nn, bnode, wr, wn > wr ? wn : wr};
+    if (more && cs_rl_sparse_finish(&sw) == CS_RL_OK &&
+        cs_rl_solve_nodes(&sw, &m, 1, pn, NULL) == CS_RL_OK) {
+        s->net = across(vol, np, lb, node, NULL);
+        s->net_plain = across(vol, np, lb, node, perm);
+        s->net_node = across(vol, np, lb, node, pn);
+    }
+    cs_rl_sparse_free(&sw);
+out:
+    free(pn);
+    free(first);
+    free(bnode);
+}
+
 /* The volumes of a new shape: crossing with the application's mapping,
- * and with the best relabeling of B's grid over B's processes.  Returns
- * the np x np matrix (caller frees) or NULL. */
+ * and with the best relabeling of B's grid over B's processes (and, on
+ * several nodes, shape_nodes).  Returns the np x np matrix (caller frees)
+ * or NULL. */
 static int64_t *shape_compute(shape_t *s, const cs_eng_layout_t *la,
                               const cs_eng_layout_t *lb,
-                              const cs_eng_op_t *op, int np)
+                              const cs_eng_op_t *op, int np, const int *node)
 {
     int64_t *vol = calloc((size_t)np * (size_t)np, sizeof(int64_t));
     int pb = lb->nprow * lb->npcol;
@@ -182,6 +259,7 @@ static int64_t *shape_compute(shape_t *s, const cs_eng_layout_t *la,
     }
     s->cross = total - trace;
     s->best = total - (kept > trace ? kept : trace);
+    shape_nodes(s, vol, np, lb, w, perm, node);
     free(perm);
     free(w);
     return vol;
@@ -215,7 +293,7 @@ static int key_planned(const shape_key_t *k)
 
 static shape_t *shape_new(const shape_key_t *key, const cs_eng_layout_t *la,
                           const cs_eng_layout_t *lb, const cs_eng_op_t *op,
-                          int np, int routine, int keeper)
+                          int np, int routine, int keeper, const int *node)
 {
     shape_t *s = NULL;
     for (int i = 0; i < CS_SHIM_RELABEL_SHAPES && !s; i++) {
@@ -232,7 +310,7 @@ static shape_t *shape_new(const shape_key_t *key, const cs_eng_layout_t *la,
         }
         shape_free(s);
     }
-    int64_t *vol = shape_compute(s, la, lb, op, np);
+    int64_t *vol = shape_compute(s, la, lb, op, np, node);
     if (!vol) {
         return NULL;
     }
@@ -266,12 +344,20 @@ static shape_t *shape_new(const shape_key_t *key, const cs_eng_layout_t *la,
         double gain = s->cross > 0 ? 100.0 * (double)(s->cross - s->best) /
                                          (double)s->cross
                                    : 0.0;
+        char nodes[160] = "";
+        if (s->net >= 0) {
+            snprintf(nodes, sizeof(nodes),
+                     "; %.3f MB cross nodes, %.3f MB relabeled, %.3f MB "
+                     "relabeled node-aware",
+                     1e-6 * (double)s->net, 1e-6 * (double)s->net_plain,
+                     1e-6 * (double)s->net_node);
+        }
         cs_log_info("relabel: shape %d %s %" PRId64 "x%" PRId64
                     " A %s -> B %s: %.3f MB cross processes, %.3f MB with "
-                    "B's grid relabeled (gain %.1f%%)",
+                    "B's grid relabeled (gain %.1f%%)%s",
                     s->id, cs_shim_routines[routine].lower, op->m, op->n, ga,
                     gb, 1e-6 * (double)s->cross, 1e-6 * (double)s->best,
-                    gain);
+                    gain, nodes);
     }
     return s;
 }
@@ -360,12 +446,16 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
         }
     }
     if (!s) {
-        s = shape_new(&key, la, lb, op, np, rec->routine, keeper);
+        s = shape_new(&key, la, lb, op, np, rec->routine, keeper,
+                      cs_shim_comm_nodes(comm));
     }
     if (s) {
         s->last_use = ++cs_use_clock;
         rec->relabel_cross = s->cross;
         rec->relabel_best = s->best;
+        rec->relabel_net = s->net;
+        rec->relabel_net_plain = s->net_plain;
+        rec->relabel_net_node = s->net_node;
         if (keeper) {
             cs_calls_seen++;
             cs_cross_total =

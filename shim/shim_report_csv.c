@@ -19,8 +19,8 @@ static void cs_shim_rep_csv_row(FILE *f, int rank, const cs_shim_row_t *r)
     fprintf(f, "%d,%s,%s,%s,,,,,,,,,", rank, name, cs_shim_path_str(r->path),
             cs_shim_reason_str(r->reason));
     cs_shim_rep_cols_print(f, r, 0);
-    /* relabel_gain_bytes is not tracked per routine row */
-    fputs(",\n", f);
+    /* the relabeling columns are not tracked per routine row */
+    fputs(",,,,\n", f);
 }
 
 /* A block size, empty when it was not read. */
@@ -50,6 +50,14 @@ static void cs_shim_rep_csv_shape(FILE *f, int rank, const cs_shim_shape_t *s)
     if (s->relabel_cross >= 0) {
         fprintf(f, "%" PRId64, s->relabel_cross - s->relabel_best);
     }
+    const int64_t net[3] = {s->relabel_net, s->relabel_net_plain,
+                            s->relabel_net_node};
+    for (int k = 0; k < 3; k++) {
+        fputc(',', f);
+        if (s->relabel_cross >= 0 && s->relabel_net >= 0) {
+            fprintf(f, "%" PRId64, net[k]);
+        }
+    }
     fputc('\n', f);
 }
 
@@ -67,7 +75,9 @@ void cs_shim_rep_write_csv(FILE *f, const void *arg)
     fputs("rank,routine,path,reason,shape_id,m,n,mbA,nbA,gridA,mbB,nbB,gridB",
           f);
     cs_shim_rep_cols_print(f, NULL, 0);
-    fputs(",relabel_gain_bytes\n", f);
+    fputs(",relabel_gain_bytes,relabel_net_bytes,relabel_net_plain_bytes,"
+          "relabel_net_node_bytes\n",
+          f);
     if (rep->collective) {
         for (int i = 0; i < rep->nmerged; i++) {
             cs_shim_rep_csv_row(f, -1, &rep->merged[i]);

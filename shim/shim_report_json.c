@@ -98,6 +98,12 @@ static void cs_shim_rep_json_shape(FILE *f, const cs_shim_shape_t *s)
     cs_shim_rep_json_opt(f, "relabel_best_bytes", s->relabel_best, rl);
     cs_shim_rep_json_opt(f, "relabel_gain_bytes",
                          s->relabel_cross - s->relabel_best, rl);
+    int rn = rl && s->relabel_net >= 0;
+    cs_shim_rep_json_opt(f, "relabel_net_bytes", s->relabel_net, rn);
+    cs_shim_rep_json_opt(f, "relabel_net_plain_bytes", s->relabel_net_plain,
+                         rn);
+    cs_shim_rep_json_opt(f, "relabel_net_node_bytes", s->relabel_net_node,
+                         rn);
 }
 
 static void cs_shim_rep_json_shapes(FILE *f, const cs_shim_rep_t *rep)

@@ -135,25 +135,34 @@ static void cs_shim_rep_text_time(FILE *f, const cs_shim_rep_t *rep)
  * the row, of each rank's total time in it (load imbalance), not of the
  * single call times.
  */
+/* bytes as a percentage of what the engine moved in row r (sent to other
+ * ranks plus copied on the rank); "n/a" off the engine */
+static void cs_shim_rep_share(char *buf, size_t len, const cs_shim_row_t *r,
+                              int64_t bytes)
+{
+    int64_t moved = r->bytes_sent + r->bytes_self;
+    if (r->path != CS_SHIM_PATH_ENGINE || moved <= 0) {
+        snprintf(buf, len, "n/a");
+    } else {
+        snprintf(buf, len, "%.1f", 100.0 * (double)bytes / (double)moved);
+    }
+}
+
 static void cs_shim_rep_text_routines(FILE *f, const cs_shim_rep_t *rep)
 {
     cs_shim_rep_rule(f, "Per routine and path (all ranks)");
-    fprintf(f, "%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s\n",
+    fprintf(f, "%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s %6s %6s\n",
             "Routine", "Path", "Calls", "Time(s)", "Wait(s)", "Mean(ms)",
-            "Max(ms)", "COV", "Sent(GB)", "Self%");
+            "Max(ms)", "COV", "Sent(GB)", "Self%", "Node%", "Net%");
     for (int t = 0; t < rep->ntext; t++) {
         const cs_shim_rep_trow_t *tr = &rep->text[t];
         const cs_shim_row_t *r = &tr->row;
-        char name[32], gb[32], self[32];
+        char name[32], gb[32], self[32], node[32], net[32];
         cs_shim_called_name(r->routine, r->spelling, name, sizeof(name));
         cs_shim_rep_gb(gb, sizeof(gb), r);
-        int64_t moved = r->bytes_sent + r->bytes_self;
-        if (r->path != CS_SHIM_PATH_ENGINE || moved <= 0) {
-            snprintf(self, sizeof(self), "n/a");
-        } else {
-            snprintf(self, sizeof(self), "%.1f",
-                     100.0 * (double)r->bytes_self / (double)moved);
-        }
+        cs_shim_rep_share(self, sizeof(self), r, r->bytes_self);
+        cs_shim_rep_share(node, sizeof(node), r, r->bytes_node);
+        cs_shim_rep_share(net, sizeof(net), r, r->bytes_net);
         double cov = 0.0;
         if (tr->n > 1 && tr->s1 > 0.0) {
             double mean = tr->s1 / tr->n;
@@ -162,9 +171,10 @@ static void cs_shim_rep_text_routines(FILE *f, const cs_shim_rep_t *rep)
         }
         fprintf(f,
                 "%-11s %-11s %9" PRId64 " %10.4f %10.4f %9.3f %9.3f %6.2f "
-                "%9s %6s\n",
+                "%9s %6s %6s %6s\n",
                 name, cs_shim_path_str(r->path), r->calls, r->t_sum, r->t_wait,
-                cs_shim_rep_mean_ms(r), 1e3 * r->t_max, cov, gb, self);
+                cs_shim_rep_mean_ms(r), 1e3 * r->t_max, cov, gb, self, node,
+                net);
     }
 }
 
@@ -211,6 +221,22 @@ static void cs_shim_rep_relabel_pct(char *buf, size_t len,
     }
 }
 
+/* Share of the bytes crossing nodes that the node-aware relabeling would
+ * save ("n/a": one node, or not computed). */
+static void cs_shim_rep_relabel_net(char *buf, size_t len,
+                                    const cs_shim_shape_t *s)
+{
+    if (s->relabel_cross >= 0 && s->relabel_net > 0) {
+        snprintf(buf, len, "%.1f%%",
+                 100.0 * (double)(s->relabel_net - s->relabel_net_node) /
+                     (double)s->relabel_net);
+    } else if (s->relabel_cross >= 0 && s->relabel_net == 0) {
+        snprintf(buf, len, "0.0%%");
+    } else {
+        snprintf(buf, len, "n/a");
+    }
+}
+
 /* GB/s as costa_shim_report.py computes it: bytes moved (sent + copied
  * locally) per second of call time, both summed over ranks. */
 static void cs_shim_rep_gbs(char *buf, size_t len, const cs_shim_row_t *r)
@@ -231,13 +257,15 @@ static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
         fputs("(none)\n", f);
         return;
     }
-    fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %10s %7s %7s\n",
+    fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %10s %7s %6s %7s "
+               "%7s\n",
             "Id", "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
-            "Time(s)", "Wait(s)", "GB/s", "Relabel");
+            "Time(s)", "Wait(s)", "GB/s", "Net%", "Relabel", "RelNet");
     int top = t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
     for (int i = 0; i < top; i++) {
         const cs_shim_shape_t *s = &t->e[i];
-        char name[32], mn[32], a[64], b[64], gbs[32], rl[32];
+        char name[32], mn[32], a[64], b[64], gbs[32], rl[32], net[32],
+            rn[32];
         cs_shim_called_name(s->row.routine, s->row.spelling, name,
                             sizeof(name));
         snprintf(mn, sizeof(mn), "%" PRId32 "x%" PRId32, s->m, s->n);
@@ -245,11 +273,13 @@ static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
         cs_shim_rep_blk(b, sizeof(b), s->mb_b, s->nb_b, s->grid_b);
         cs_shim_rep_gbs(gbs, sizeof(gbs), &s->row);
         cs_shim_rep_relabel_pct(rl, sizeof(rl), s);
+        cs_shim_rep_share(net, sizeof(net), &s->row, s->row.bytes_net);
+        cs_shim_rep_relabel_net(rn, sizeof(rn), s);
         fprintf(f,
                 "%10" PRIu32 "  %-11s %-11s %-15s %-15s %9" PRId64
-                " %10.4f %10.4f %7s %7s\n",
+                " %10.4f %10.4f %7s %6s %7s %7s\n",
                 s->id, name, mn, a, b, s->row.calls, s->row.t_sum,
-                s->row.t_wait, gbs, rl);
+                s->row.t_wait, gbs, net, rl, rn);
     }
     if (t->n > top) {
         fprintf(f, "(%d more shapes in the CSV and JSON files)\n",

@@ -155,6 +155,27 @@ static void shape_of_call(const cs_shim_record_t *rec,
              tr->grid_b[0] ? tr->grid_b : "-");
     s->relabel_cross = rec->relabel_cross >= 0 ? rec->relabel_cross : -1;
     s->relabel_best = rec->relabel_cross >= 0 ? rec->relabel_best : -1;
+    int net = rec->relabel_cross >= 0 && rec->relabel_net >= 0;
+    s->relabel_net = net ? rec->relabel_net : -1;
+    s->relabel_net_plain = net ? rec->relabel_net_plain : -1;
+    s->relabel_net_node = net ? rec->relabel_net_node : -1;
+}
+
+/* d's relabeling numbers := s's (take) or d's + s's (sum). */
+static void relabel_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
+                         int take)
+{
+    d->relabel_cross = (take ? 0 : d->relabel_cross) + s->relabel_cross;
+    d->relabel_best = (take ? 0 : d->relabel_best) + s->relabel_best;
+    if (s->relabel_net < 0 || (!take && d->relabel_net < 0)) {
+        d->relabel_net = d->relabel_net_plain = d->relabel_net_node = -1;
+        return;
+    }
+    d->relabel_net = (take ? 0 : d->relabel_net) + s->relabel_net;
+    d->relabel_net_plain =
+        (take ? 0 : d->relabel_net_plain) + s->relabel_net_plain;
+    d->relabel_net_node =
+        (take ? 0 : d->relabel_net_node) + s->relabel_net_node;
 }
 
 static int blk_match(int32_t a, int32_t b)
@@ -200,14 +221,11 @@ static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
     blk_fill(&d->nb_b, s->nb_b);
     if (s->relabel_cross >= 0) {
         if (d->relabel_cross < 0) {
-            d->relabel_cross = s->relabel_cross;
-            d->relabel_best = s->relabel_best;
+            relabel_fold(d, s, 1);
         } else if (sum_relabel) {
-            d->relabel_cross += s->relabel_cross;
-            d->relabel_best += s->relabel_best;
+            relabel_fold(d, s, 0);
         } else if (s->relabel_cross > d->relabel_cross) {
-            d->relabel_cross = s->relabel_cross;
-            d->relabel_best = s->relabel_best;
+            relabel_fold(d, s, 1);
         }
     }
     cs_shim_row_merge(&d->row, &s->row);

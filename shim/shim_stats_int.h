@@ -79,6 +79,11 @@ typedef struct {
      * the calls that computed them; -1 when none did */
     int64_t relabel_cross;
     int64_t relabel_best;
+    /* ... bytes crossing nodes with the application's mapping, the plain
+     * and the node-aware relabeling, summed alike; -1 when none did */
+    int64_t relabel_net;
+    int64_t relabel_net_plain;
+    int64_t relabel_net_node;
 } cs_shim_shape_t;
 
 typedef struct {

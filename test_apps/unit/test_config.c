@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 24);
+    CS_TEST_EQ(n, 26);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -192,6 +192,8 @@ static void test_defaults(void)
     CS_TEST_EQ(c.overlap, 1);
     CS_TEST_EQ(c.max_memory, CS_CFG_SIZE_WORD); /* auto */
     CS_TEST_EQ(c.workspace, CS_CFG_SIZE_WORD);  /* auto */
+    CS_TEST_EQ(c.relabel_cost_rank, 1);
+    CS_TEST_EQ(c.relabel_cost_node, 3);
     CS_TEST_EQ(c.test_nomem, -1);
     CS_TEST_EQ(c.shm, CS_CFG_SHM_AUTO);
     CS_TEST_EQ(c.shm_min, 64 * 1024);
@@ -587,6 +589,8 @@ static void test_bad_values(void)
         {"COSTA_SHIM_SHM", ""},
         {"COSTA_SHIM_SHM_MIN", "-1"},
         {"COSTA_SHIM_SHM_MIN", "64q"},
+        {"COSTA_SHIM_RELABEL_COST_NODE", "-1"},
+        {"COSTA_SHIM_RELABEL_COST_RANK", "x"},
         {"COSTA_SHIM_RELABEL", "yes"},
         {"COSTA_SHIM_RELABEL", ""},
         {"COSTA_SHIM_RELABEL_PLAN", long_path},
