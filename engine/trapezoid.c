@@ -102,7 +102,9 @@ int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
 }
 
 /* Trapezoid elements of the package columns at positions [lo, hi) of
- * column runs cr[0..ncr) (one side's runs of the block's column group). */
+ * column runs cr[0..ncr) (one side's runs of the block's column group);
+ * only the threaded copy needs it. */
+#ifdef _OPENMP
 static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
                           const cs_eng_run_t *cr, int64_t ncr, int64_t lo,
                           int64_t hi)
@@ -121,6 +123,7 @@ static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
     }
     return n;
 }
+#endif
 
 /* cs_eng_trap_copy for the package columns at positions [lo, hi), whose
  * first element is element off of the block. */

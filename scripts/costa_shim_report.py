@@ -62,8 +62,10 @@ PATHS = ["engine", "fallback", "passthrough", "nested"]
 REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
            "memory", "mpi_not_ready", "nested", "always", "unsupported",
            "mpi_mismatch"]
-COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "msgs_sent",
-            "msgs_recv"]
+# bytes_node, bytes_net: of bytes_sent, to ranks of the sender's node and
+# of other nodes (absent from reports before they existed: read as 0)
+COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
+            "bytes_net", "msgs_sent", "msgs_recv"]
 # t_wait_s: the part of t_sum_s spent waiting for the last rank of each
 # call to arrive (absent from reports before it existed: read as 0).
 TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"]
@@ -555,17 +557,19 @@ def mean_ms(r):
 
 def text_routines(rep):
     out = [rule("Per routine and path (all ranks)")]
-    out.append("%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s" % (
+    out.append("%-11s %-11s %9s %10s %10s %9s %9s %6s %9s %6s %6s %6s" % (
         "Routine", "Path", "Calls", "Time(s)", "Wait(s)", "Mean(ms)",
-        "Max(ms)", "COV", "Sent(GB)", "Self%"))
+        "Max(ms)", "COV", "Sent(GB)", "Self%", "Node%", "Net%"))
     for r, cov in routine_path_table(rep):
         moved = moved_bytes(r)
-        self_pct = ("n/a" if r["path"] != "engine" or moved <= 0
-                    else "%.1f" % (100.0 * r["bytes_self"] / moved))
-        out.append("%-11s %-11s %9d %10.4f %10.4f %9.3f %9.3f %s %9s %6s" % (
-            r["routine"], r["path"], r["calls"], r["t_sum_s"], r["t_wait_s"],
-            mean_ms(r), 1e3 * r["t_max_s"], fmt_opt("%6.2f", cov, 6),
-            gb_str(r), self_pct))
+        pct = ["n/a" if r["path"] != "engine" or moved <= 0
+               else "%.1f" % (100.0 * r[k] / moved)
+               for k in ("bytes_self", "bytes_node", "bytes_net")]
+        out.append("%-11s %-11s %9d %10.4f %10.4f %9.3f %9.3f %s %9s %6s "
+                   "%6s %6s" % (
+                       r["routine"], r["path"], r["calls"], r["t_sum_s"],
+                       r["t_wait_s"], mean_ms(r), 1e3 * r["t_max_s"],
+                       fmt_opt("%6.2f", cov, 6), gb_str(r), *pct))
     return out
 
 
@@ -589,19 +593,18 @@ def text_bytes(rep):
     """Exact counters: not in the shim's text report, added here so a user
     can compare runs without opening the CSV."""
     out = [rule("Bytes and messages (all ranks)")]
-    out.append("%-11s %-11s %9s %15s %15s %15s %10s %10s" % (
-        "Routine", "Path", "Calls", "BytesSent", "BytesRecv", "BytesSelf",
-        "MsgsSent", "MsgsRecv"))
+    fmt = "%-11s %-11s %9s %15s %15s %15s %15s %15s %10s %10s"
+    keys = ["bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
+            "bytes_net", "msgs_sent", "msgs_recv"]
+    out.append(fmt % ("Routine", "Path", "Calls", "BytesSent", "BytesRecv",
+                      "BytesSelf", "BytesNode", "BytesNet", "MsgsSent",
+                      "MsgsRecv"))
     tot = new_row("*")
     for r, _ in routine_path_table(rep):
-        out.append("%-11s %-11s %9d %15d %15d %15d %10d %10d" % (
-            r["routine"], r["path"], r["calls"], r["bytes_sent"],
-            r["bytes_recv"], r["bytes_self"], r["msgs_sent"],
-            r["msgs_recv"]))
+        out.append(fmt % tuple([r["routine"], r["path"], r["calls"]] +
+                               [r[k] for k in keys]))
         add_row(tot, r)
-    out.append("%-11s %-11s %9d %15d %15d %15d %10d %10d" % (
-        "*", "", tot["calls"], tot["bytes_sent"], tot["bytes_recv"],
-        tot["bytes_self"], tot["msgs_sent"], tot["msgs_recv"]))
+    out.append(fmt % tuple(["*", "", tot["calls"]] + [tot[k] for k in keys]))
     return out
 
 
@@ -1208,6 +1211,45 @@ def chart_wait(rep, top=8):
     return svg, caption
 
 
+def chart_nodes(rep, top=8):
+    """Per routine and for the top call shapes: bytes kept on their rank,
+    moved inside a node and moved across nodes, stacked."""
+    svg = Svg("Bytes kept, inside nodes and across nodes",
+              "routine / call shape", "bytes (summed over ranks)")
+    kinds = [("kept on the rank", "bytes_self"),
+             ("inside a node", "bytes_node"), ("across nodes", "bytes_net")]
+    per = {}
+    for r in rep.rows:
+        if r["path"] != "engine":
+            continue
+        w = per.setdefault(r["routine"], [0, 0, 0])
+        for i, (_, k) in enumerate(kinds):
+            w[i] += r[k]
+    labels = sorted(per, key=routine_sort_key)
+    stacks = [[(kinds[i][0], per[n][i]) for i in range(3)] for n in labels]
+    for r in sorted(rep.shapes, key=lambda r: -moved_bytes(r))[:top]:
+        if r["path"] != "engine":
+            continue
+        mn, a, b = shape_label(r)
+        labels.append("%s %s" % (r["routine"], mn))
+        stacks.append([(name, r[k]) for name, k in kinds])
+    colors = {"kept on the rank": "#74c476", "inside a node": "#2b8cbe",
+              "across nodes": "#e6550d"}
+    if not labels:
+        svg.message("no call on the engine in this report")
+    else:
+        bar_chart(svg, labels, stacks, colors)
+        svg.legend = [(k, c, "box") for k, c in colors.items()]
+    caption = ("Per routine (first bars) and for the call shapes that "
+               "moved the most: what the engine copied on each rank, sent "
+               "to ranks of the same node (shared memory) and sent across "
+               "nodes (the network), as MPI_COMM_TYPE_SHARED groups the "
+               "ranks.  Bytes across nodes cost the most; "
+               "COSTA_SHIM_RELABEL=report says how much a node-aware "
+               "relabeling would keep inside nodes.")
+    return svg, caption
+
+
 def chart_per_rank(rep):
     svg = Svg("Shim time per rank", "MPI rank",
               "time in intercepted routines (s)")
@@ -1486,7 +1528,7 @@ def cmd_plot(a):
                  "threshold not marked" % v)
             min_elems = 0
     figures = [chart_time_per_routine(rep), chart_wait(rep),
-               chart_per_rank(rep),
+               chart_nodes(rep), chart_per_rank(rep),
                chart_gbps(rep, recs), chart_sizes(rep, recs, min_elems),
                chart_timeline(recs)]
     page = html_page(rep, figures, a.trace or [],

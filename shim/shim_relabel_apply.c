@@ -270,7 +270,8 @@ static void apply_finalize(int collective)
         return;
     }
     if (cs_plan.state == 0) { /* rank 0 created no grid: read it now */
-        char ignored[256];
+        char ignored[256] = ""; /* plan_read writes a reason only into
+                                  * an empty string */
         if (plan_read(cs_cfg_get()->relabel_plan, ignored,
                       sizeof(ignored)) != 0) {
             plan_free();

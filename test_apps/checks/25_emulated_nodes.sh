@@ -13,7 +13,8 @@
 #      package read from the wrong place changes the digests).
 #   2. The report counts each rank's sent bytes inside and across nodes:
 #      bytes_node + bytes_net = bytes_sent, bytes_node = 0 with one rank per
-#      node, bytes_net > 0 whenever there are several nodes.
+#      node, bytes_net > 0 whenever there are several nodes; the report
+#      tool's HTML page has the chart of them.
 #   3. The relabeling checks 60, 61 and 62 on 2 nodes x 2 ranks.
 # CS_CHECK_FULL=1: four times the configurations.
 # Environment (run_checks.sh): CS_MPI, CS_SHIM, CS_PRELOAD, MPIEXEC,
@@ -59,6 +60,14 @@ PY
         [ "$((node + net))" = "$sent" ] || why="node + net != sent"
         [ "$size" = 1 ] && [ "$node" != 0 ] && why="bytes inside a node with one rank per node"
         [ "$np" -gt "$size" ] && [ "${net:-0}" -le 0 ] && why="no bytes across nodes"
+        # the report tool's page plots them (bars of its across-nodes
+        # colour when any byte crossed nodes)
+        "$PYTHON" "$here/../../scripts/costa_shim_report.py" plot \
+            "$d.stats"/costa_shim.*.json --out "$d.html" > /dev/null 2>&1
+        if ! grep -q 'Bytes kept, inside nodes and across nodes' "$d.html" ||
+           { [ "$net" -gt 0 ] && ! grep -q 'fill="#e6550d">' "$d.html"; }; then
+            why="$why no across-nodes chart in $d.html"
+        fi
         if [ -z "$why" ] && [ -n "$sent" ]; then
             cs_report ok "$prog on $((np / size)) nodes x $size: same digests; sent $sent bytes, $node inside nodes, $net across"
         else

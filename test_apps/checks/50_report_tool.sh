@@ -79,11 +79,12 @@ rep = json.load(open(sys.argv[1]))
 want = {}
 for r in rep["routines"]:
     k = (r["routine"], r["path"])
-    w = want.setdefault(k, [0] * 6)
-    for i, c in enumerate(["calls", "bytes_sent", "bytes_recv", "bytes_self",
-                           "msgs_sent", "msgs_recv"]):
+    cols = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
+            "bytes_net", "msgs_sent", "msgs_recv"]
+    w = want.setdefault(k, [0] * len(cols))
+    for i, c in enumerate(cols):
         w[i] += r[c]
-total = [sum(w[i] for w in want.values()) for i in range(6)]
+total = [sum(w[i] for w in want.values()) for i in range(8)]
 for path in sys.argv[2:]:
     lines = open(path).read().splitlines()
     try:
