@@ -13,6 +13,9 @@
 # process each, no MPI, -> bench_out/bench_kernels.txt, bench_plan.txt;
 # then bench_panels (test_apps/mpi/bench_panels.c: calls cut into panels
 # against uncut, alternating in one process) -> bench_out/bench_panels.txt;
+# then bench_gemr2d on two emulated nodes -> bench_out/bench_gemr2d_nodes.txt
+# and scripts/bench_model.py (costa-shim-model with the bandwidths measured,
+# against the measured times) -> bench_out/bench_model.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
 # Finally scripts/bench_report.py turns the MPI benchmarks' CSV rows
 # (bench_out/*.csv) into one table with the performance targets, compared
@@ -121,6 +124,27 @@ if [ -x "$panels" ]; then
         failed+=(bench_panels)
 fi
 
+# pdgemr2d again with the two ranks on two emulated nodes (MPI's network
+# path, test_apps/lib/mpiexec_nodes.sh), for the machine model's link of a
+# node; the cases the model describes, the largest left out (native takes
+# seconds a call over TCP)
+echo
+case "$MPIEXEC" in *openmpi*) nodes_flavour=openmpi ;; *) nodes_flavour=mpich ;; esac
+CS_BENCH_PROG=bench_gemr2d CS_NODE_SIZE=1 CS_NODES_FLAVOUR=$nodes_flavour \
+    CS_NODES_MPIEXEC=$MPIEXEC MPIEXEC=$top/test_apps/lib/mpiexec_nodes.sh \
+    run_mpi_bench bench_gemr2d_nodes --cases abcei ||
+    failed+=(bench_gemr2d_nodes)
+
+# the machine model (costa-shim-model) with the bandwidths measured above,
+# against the measured times
+model=$bdir/t/unit/relabel_model
+if [ -x "$model" ]; then
+    echo
+    "${PYTHON:-python3}" "$top/scripts/bench_model.py" --model "$model" \
+        --out "$outdir" | tee "$outdir/bench_model.txt" ||
+        failed+=(bench_model)
+fi
+
 # the transform kernels alone against memcpy (one process, no MPI)
 kernels=$bdir/t/unit/bench_kernels
 if [ -x "$kernels" ]; then
@@ -146,7 +170,8 @@ fi
 echo
 echo "== all cases (scripts/bench_report.py) =="
 report=(--csv "$outdir/bench_gemr2d.csv" --csv "$outdir/bench_tran.csv"
-        --csv-shm "$outdir/bench_tran_shm.csv" --baseline "$top/docs/performance_baseline.csv" --meta "$meta")
+        --csv-shm "$outdir/bench_tran_shm.csv" --model "$outdir/bench_model.csv"
+        --baseline "$top/docs/performance_baseline.csv" --meta "$meta")
 if [ "${CS_BENCH_DOCS:-1}" != 0 ]; then
     report+=(--md "$top/docs/performance.md" --svg "$top/docs/performance.svg")
 fi

@@ -256,6 +256,40 @@ def svg_chart(an):
     return "\n".join(out) + "\n"
 
 
+def model_section(path):
+    """performance.md's section on costa-shim-model against the run."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return []
+    md = ["", "## The machine model against the measurement", "",
+          "`costa-shim-model` (docs/relabel.md) with the bandwidths this "
+          "run measured: *one node*: memcpy and MPI between the two ranks "
+          "of the tables above; *2 nodes*: `bench_gemr2d` again with one "
+          "rank on each of two emulated nodes (test_apps/lib/"
+          "mpiexec_nodes.sh: MPI's network path, TCP on this machine) "
+          "and the MPI bandwidth it measured as the link of a node.  "
+          "The model's formula is the floor's, so *model ms* and "
+          "*floor ms* agree; *shim/model* is how far the model is from "
+          "the shim's measured median (scripts/bench_model.py, "
+          "bench_out/bench_model.txt).", "",
+          "| case | description | machine | copy GB/s | MPI GB/s | "
+          "model ms | floor ms | shim ms | native ms | shim/model |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        model = float(r["model_ms"])
+        shim = float(r["shim_ms"])
+        machine = "2 nodes" if r["bench"].endswith("_nodes") else "one node"
+        md.append("| %s %s | %s | %s | %.2f | %.2f | %.3f | %.3f | %.3f | "
+                  "%.3f | %.2f |" % (
+                      short(r["bench"].replace("_nodes", "")), r["case"],
+                      r["description"], machine, float(r["bw_copy_gbs"]),
+                      float(r["bw_mpi_gbs"]), model, float(r["floor_ms"]),
+                      shim, float(r["native_ms"]),
+                      shim / model if model > 0 else 0.0))
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", action="append", default=[])
@@ -265,6 +299,8 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--svg")
     ap.add_argument("--meta", default="")
+    ap.add_argument("--model", help="bench_model.py's rows: the machine "
+                    "model against the measurement")
     o = ap.parse_args()
     rows = read_rows(o.csv)
     if not rows:
@@ -354,6 +390,8 @@ def main():
                    "*1st call* stands out may include its page faults.",
                    ""]
             md += shm_tab
+        if o.model and os.path.exists(o.model):
+            md += model_section(o.model)
         md += ["", "## Targets", ""]
         md += [f"* {'met' if met else '**not met**'}: {name} ({detail})"
                for name, met, detail in tg]

@@ -24,9 +24,15 @@
  *    two-level heuristic fewer than 28.
  * 6. cs_eng_volume_each() adds up to cs_eng_volume_matrix() on random
  *    block-cyclic layout pairs.
+ * 7. A node-aware plan (relabel.h) of case 5 as two grids: the planned
+ *    map of the target leaves 11 bytes across nodes (28 with the
+ *    application's); its file (version 3, nodes/net_app/net_plan lines)
+ *    parses back to the same maps; the node lines are refused in a
+ *    version 2 file and optional in version 3.
  * Deterministic (fixed seed; argv[1] scales the number of cases).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,6 +289,127 @@ static void test_constructed(void)
     cs_rl_sparse_free(&v);
 }
 
+/* Parse plan text; returns the status, *pl filled on success. */
+static cs_rl_status_t parse_text(const char *text, cs_rl_plan_file_t *pl,
+                                 char *why, size_t len)
+{
+    FILE *f = tmpfile();
+    CS_TEST_ASSERT(f != NULL);
+    fputs(text, f);
+    rewind(f);
+    why[0] = '\0';
+    cs_rl_status_t st = cs_rl_plan_parse(f, 16, pl, why, len);
+    fclose(f);
+    return st;
+}
+
+/* text with the first occurrence of from replaced by to (caller frees) */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    CS_TEST_ASSERT(at != NULL);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    CS_TEST_ASSERT(out != NULL);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to,
+             at + strlen(from));
+    return out;
+}
+
+static void test_plan_file(void)
+{
+    enum { P = 4 };
+    static int64_t vol[P * P] = {8, 0, 0,  10, 0, 8, 0,  5,
+                                 0, 8, 10, 0,  0, 5, 0,  3};
+    static const int ident[P] = {0, 1, 2, 3};
+    cs_rl_problem_t pb = {.world = 1, .nworld = P};
+    pb.g = calloc(2, sizeof(*pb.g));
+    pb.pr = calloc(1, sizeof(*pb.pr));
+    pb.node = malloc(P * sizeof(int));
+    CS_TEST_ASSERT(pb.g && pb.pr && pb.node);
+    for (int i = 0; i < P; i++) {
+        pb.node[i] = i / 2;
+    }
+    pb.nnodes = 2;
+    pb.w_rank = 1;
+    pb.w_node = 10;
+    /* grid A (stamp 1) and grid B (stamp 2), both 4 x 1 over ranks 0-3 */
+    CS_TEST_EQ(cs_rl_problem_add_grid(&pb, 1, 0, P, 1, 'R', ident, NULL),
+               CS_RL_OK);
+    CS_TEST_EQ(cs_rl_problem_add_grid(&pb, 2, 0, P, 1, 'R', ident, NULL),
+               CS_RL_OK);
+    pb.pr[0] = (cs_rl_pair_t){.sa = 1, .oa = 0, .sb = 2, .ob = 0,
+                              .pa = P, .pb = P, .calls = 1, .v = vol};
+    pb.npairs = 1;
+    pb.calls_seen = 1;
+    pb.cross_total = 57 - 29; /* all bytes but the diagonal */
+    cs_rl_problem_order(&pb);
+    CS_TEST_EQ(pb.incomplete, 0);
+    cs_rl_plan_t plan;
+    CS_TEST_EQ(cs_rl_plan_solve(&pb, &plan), CS_RL_OK);
+    CS_TEST_EQ(plan.net_app, 28);
+    CS_TEST_EQ(plan.net_plan, 11);
+
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    CS_TEST_ASSERT(f != NULL);
+    cs_rl_plan_print(f, &pb, &plan, "./test");
+    fclose(f);
+    CS_TEST_ASSERT(strstr(text, "costa_shim_relabel_plan 3\n") != NULL);
+    CS_TEST_ASSERT(strstr(text, "\nnodes 2\n") != NULL);
+    CS_TEST_ASSERT(strstr(text, "\nnet_app 28\n") != NULL);
+    CS_TEST_ASSERT(strstr(text, "\nnet_plan 11\n") != NULL);
+
+    cs_rl_plan_file_t pl;
+    char why[256];
+    CS_TEST_CHECK(parse_text(text, &pl, why, sizeof(why)) == CS_RL_OK,
+                  "plan rejected: %s", why);
+    CS_TEST_EQ(pl.nprocs, P);
+    CS_TEST_EQ(pl.ngrids, 2);
+    CS_TEST_EQ(pl.world, 1);
+    for (int g = 0; g < 2; g++) {
+        CS_TEST_ASSERT(memcmp(pl.g[g].app, ident, sizeof(ident)) == 0);
+        CS_TEST_ASSERT(memcmp(pl.g[g].planned, plan.map[g],
+                              sizeof(ident)) == 0);
+    }
+    /* the first grid keeps its map, the target is relabeled */
+    CS_TEST_ASSERT(memcmp(pl.g[0].planned, ident, sizeof(ident)) == 0);
+    CS_TEST_ASSERT(memcmp(pl.g[1].planned, ident, sizeof(ident)) != 0);
+    cs_rl_plan_file_free(&pl);
+
+    /* version 2 knows no node lines */
+    char *v2 = replaced(text, "costa_shim_relabel_plan 3",
+                        "costa_shim_relabel_plan 2");
+    CS_TEST_EQ(parse_text(v2, &pl, why, sizeof(why)), CS_RL_ERR_INVALID);
+    CS_TEST_CHECK(strstr(why, "nodes") != NULL, "why: %s", why);
+    /* ... and is read without them */
+    char *v2a = replaced(v2, "\nnodes 2\n", "\n");
+    char *v2b = replaced(v2a, "\nnet_app 28\n", "\n");
+    char *v2c = replaced(v2b, "\nnet_plan 11\n", "\n");
+    CS_TEST_CHECK(parse_text(v2c, &pl, why, sizeof(why)) == CS_RL_OK,
+                  "version 2 plan rejected: %s", why);
+    cs_rl_plan_file_free(&pl);
+    /* a version 3 plan without node lines (one node) is accepted */
+    char *v3 = replaced(v2c, "costa_shim_relabel_plan 2",
+                        "costa_shim_relabel_plan 3");
+    CS_TEST_CHECK(parse_text(v3, &pl, why, sizeof(why)) == CS_RL_OK,
+                  "version 3 plan without nodes rejected: %s", why);
+    cs_rl_plan_file_free(&pl);
+    /* a bad node count is refused */
+    char *bad = replaced(text, "\nnodes 2\n", "\nnodes two\n");
+    CS_TEST_EQ(parse_text(bad, &pl, why, sizeof(why)), CS_RL_ERR_INVALID);
+    free(bad);
+    free(v3);
+    free(v2c);
+    free(v2b);
+    free(v2a);
+    free(v2);
+    free(text);
+    cs_rl_plan_free(&plan);
+    cs_rl_problem_free(&pb);
+}
+
 /* cs_eng_volume_each adds up to cs_eng_volume_matrix. */
 typedef struct {
     int P;
@@ -342,5 +469,6 @@ int main(int argc, char **argv)
     test_large(scale);
     test_constructed();
     test_volume_each(scale);
+    test_plan_file();
     return cs_test_done();
 }
