@@ -156,6 +156,10 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
             rec->vol.msgs_sent += v.msgs_sent;
             rec->vol.msgs_recv += v.msgs_recv;
             rec->vol.threads = v.threads;
+            rec->vol.t_pack += v.t_pack;
+            rec->vol.t_local += v.t_local;
+            rec->vol.t_unpack += v.t_unpack;
+            rec->vol.t_transfer += v.t_transfer;
         }
         if (!keep) {
             cs_eng_plan_destroy(plans[k]);
