@@ -206,6 +206,13 @@ typedef struct {
     int64_t msgs_sent;   /* MPI messages */
     int64_t msgs_recv;
     int threads;         /* threads used */
+    /* where the call's time went on this rank, seconds (wall clock of the
+     * calling thread): packing the packages (and posting the messages),
+     * copying the blocks that stay here, unpacking the packages received
+     * (also those unpacked while packing or copying), and waiting for
+     * messages with nothing else left to do (transfer: what the copies
+     * did not hide of it) */
+    double t_pack, t_local, t_unpack, t_transfer;
 } cs_eng_stats_t;
 
 typedef struct cs_eng_plan cs_eng_plan_t;

@@ -152,6 +152,7 @@ typedef struct {
     int overlap;
     int threads;
     int64_t since;      /* bytes copied since the last poll */
+    double t_unpack;    /* seconds in unpack_peer so far */
     const char *a;
     char *b, *rbuf;
 } progress_t;
@@ -207,8 +208,20 @@ static const cs_eng_msg_t *shm_message(const cs_eng_plan_t *plan,
  * sides need not agree beforehand: such packages are at least
  * CS_ENG_SHM_MIN_FLOOR bytes and travel as one message.
  */
+static void unpack_peer_now(cs_eng_plan_t *plan, int p,
+                            const MPI_Status *st, progress_t *pg);
+
+/* unpack_peer_now, timed */
 static void unpack_peer(cs_eng_plan_t *plan, int p, const MPI_Status *st,
                         progress_t *pg)
+{
+    double t0 = MPI_Wtime();
+    unpack_peer_now(plan, p, st, pg);
+    pg->t_unpack += MPI_Wtime() - t0;
+}
+
+static void unpack_peer_now(cs_eng_plan_t *plan, int p,
+                            const MPI_Status *st, progress_t *pg)
 {
     const cs_eng_peer_t *pe = &plan->recv[p];
     const cs_eng_msg_t *mg = shm_message(plan, pe, plan->recv_msg,
@@ -564,6 +577,10 @@ static cs_status_t execute_panels(cs_eng_plan_t *plan, const void *a_base,
         sum.msgs_sent += v.msgs_sent;
         sum.msgs_recv += v.msgs_recv;
         sum.threads = v.threads;
+        sum.t_pack += v.t_pack;
+        sum.t_local += v.t_local;
+        sum.t_unpack += v.t_unpack;
+        sum.t_transfer += v.t_transfer;
     }
     if (stats_p) {
         *stats_p = sum;
@@ -595,6 +612,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         }
     }
     int64_t chunk = plan->chunk;
+    double t0 = MPI_Wtime(); /* phases: see cs_eng_stats_t */
     char *ws = plan->send_ws + plan->recv_ws > 0
                    ? cs_eng_workspace_get(
                          (size_t)(plan->send_ws + plan->recv_ws))
@@ -687,12 +705,14 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         }
     }
 
+    double t_packed = MPI_Wtime(), u_packed = pg.t_unpack;
     /* 3. blocks that stay here: straight from A to B, while messages fly */
     for (int64_t k = 0; k < plan->nlocal; k++) {
         copy_combo(plan, &plan->local_combo[k], DIR_LOCAL, a, b, NULL,
                    threads, &pg);
     }
 
+    double t_copied = MPI_Wtime(), u_copied = pg.t_unpack;
     /* 4. unpack each package as soon as all its chunks are in (some were
      * already unpacked by the polls above) */
     if (overlap) {
@@ -722,8 +742,13 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     /* packages read from shared buffers: acknowledgements sent, and
      * (before this rank's buffer may be packed again) received */
     check_mpi(wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
+    double t_end = MPI_Wtime();
 
     if (stats_p) {
+        stats_p->t_pack = t_packed - t0 - u_packed;
+        stats_p->t_local = t_copied - t_packed - (u_copied - u_packed);
+        stats_p->t_unpack = pg.t_unpack;
+        stats_p->t_transfer = t_end - t_copied - (pg.t_unpack - u_copied);
         const int *grp = opts ? opts->peer_group : NULL;
         stats_p->bytes_sent_near = 0;
         for (int p = 0; grp && p < plan->nsend; p++) {

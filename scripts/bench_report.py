@@ -70,13 +70,17 @@ def read_rows(paths, notes=None):
                     r["size"] = int(r["size"])
                     # newer than the baseline file: may be missing
                     for k in ("mpi_floor_ms", "native_mem_mb", "shim_mem_mb",
-                              "shim_held_mb"):
+                              "shim_held_mb") + PHASES:
                         r[k] = float(r[k]) if r.get(k) else None
                     r["ok"] = int(r["ok"])
                 except (KeyError, ValueError) as e:
                     sys.exit(f"bench_report.py: {path}: bad row ({e})")
                 rows.append(r)
     return rows
+
+
+# the engine's phases of a shim call (costa_shim_engine_phases), ms
+PHASES = ("pack_ms", "local_ms", "unpack_ms", "xfer_ms")
 
 
 def key(r):
@@ -187,6 +191,25 @@ def table(an):
             fmt(a["shim_held_mb"], 1),
             "-" if a["prev"] is None else f"{100 * a['prev']:.0f}",
             "ok" if a["ok"] else "FAIL"]) + " |")
+    return lines
+
+
+def phase_table(an):
+    """Where each case's shim time goes; [] without phase columns."""
+    rows = [a for a in an if a["shim_ms"] > 0 and
+            all(a.get(k) is not None for k in PHASES)]
+    if not rows:
+        return []
+    head = ["case", "description", "shim ms", "pack ms", "local ms",
+            "unpack ms", "xfer ms", "rest ms", "mpi floor ms"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for a in rows:
+        rest = a["shim_ms"] - sum(a[k] for k in PHASES)
+        lines.append("| " + " | ".join(
+            [f"{short(a['bench'])} {a['case']}", a["description"],
+             fmt(a["shim_ms"])] + [fmt(a[k]) for k in PHASES] +
+            [fmt(rest), fmt(a["mpi_floor_ms"])]) + " |")
     return lines
 
 
@@ -390,6 +413,24 @@ def main():
                    "*1st call* stands out may include its page faults.",
                    ""]
             md += shm_tab
+        ph = phase_table(an)
+        if ph:
+            md += ["", "## Where the shim's time goes", "",
+                   "The shim calls of the first table split into the "
+                   "engine's phases (its `costa_shim_engine_phases` hook, "
+                   "also the report's *Engine phases* section): *pack*: "
+                   "packing the packages and posting the messages, "
+                   "*local*: copying the blocks that stay on the rank, "
+                   "*unpack*: unpacking the packages received (also those "
+                   "unpacked while packing or copying), *xfer*: waiting "
+                   "for messages with nothing else left to do (the part "
+                   "of the transfer the copies did not hide).  In each call "
+                   "the phases of the rank that took longest, each the "
+                   "median over the timed calls (medians need not add "
+                   "up); *rest*: *shim ms* minus the four: the arrival, "
+                   "the decision exchange, the plan lookup and the "
+                   "checks.", ""]
+            md += ph
         if o.model and os.path.exists(o.model):
             md += model_section(o.model)
         md += ["", "## Targets", ""]

@@ -67,8 +67,11 @@ REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
             "bytes_net", "msgs_sent", "msgs_recv"]
 # t_wait_s: the part of t_sum_s spent waiting for the last rank of each
-# call to arrive (absent from reports before it existed: read as 0).
-TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"]
+# call to arrive; t_pack_s .. t_xfer_s: the engine's phases (packing, local
+# copies, unpacking, waiting for messages).  Absent from reports before
+# they existed: read as 0.
+PHASES = ["t_pack_s", "t_local_s", "t_unpack_s", "t_xfer_s"]
+TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"] + PHASES
 SHAPE_COLS = ["m", "n", "mbA", "nbA", "gridA", "mbB", "nbB", "gridB"]
 CSV_REQUIRED = ["rank", "routine", "path", "reason", "calls", "t_sum_s"]
 
@@ -114,7 +117,8 @@ def add_row(dst, src):
     dst["t_max_s"] = max(dst["t_max_s"], src["t_max_s"])
     dst["t_sum_s"] += src["t_sum_s"]
     dst["t_sumsq"] += src["t_sumsq"]
-    dst["t_wait_s"] += src["t_wait_s"]
+    for t in ["t_wait_s"] + PHASES:
+        dst[t] += src[t]
     for c in COUNTERS:
         dst[c] += src[c]
 
@@ -573,6 +577,26 @@ def text_routines(rep):
     return out
 
 
+def text_phases(rep):
+    """Engine rows: arrival wait, the engine's phases and the rest, as the
+    shim's text report prints them."""
+    out = [rule("Engine phases (all ranks, seconds)")]
+    rows = [r for r, _ in routine_path_table(rep)
+            if r["path"] == "engine" and r["calls"] > 0]
+    if not rows:
+        return out + ["(none)"]
+    out.append("%-11s %9s %10s %10s %10s %10s %10s %10s %10s" % (
+        "Routine", "Calls", "Time(s)", "Wait(s)", "Pack(s)", "Local(s)",
+        "Unpack(s)", "Xfer(s)", "Other(s)"))
+    for r in rows:
+        other = r["t_sum_s"] - r["t_wait_s"] - sum(r[t] for t in PHASES)
+        out.append("%-11s %9d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f "
+                   "%10.4f" % (r["routine"], r["calls"], r["t_sum_s"],
+                               r["t_wait_s"], *[r[t] for t in PHASES],
+                               other))
+    return out
+
+
 def text_reasons(rep):
     out = [rule("Fallback reasons")]
     rows = [r for r in rep.rows if r["reason"]]
@@ -677,7 +701,8 @@ def text_callers(rep, top=10):
 def summary_lines(rep, by="routine"):
     out = text_header(rep)
     if by == "routine":
-        out += text_time(rep) + text_routines(rep) + text_reasons(rep)
+        out += text_time(rep) + text_routines(rep) + text_phases(rep)
+        out += text_reasons(rep)
         out += text_bytes(rep)
     elif by == "rank":
         out += text_time(rep) + text_per_rank(rep)
@@ -816,11 +841,13 @@ TRACE_ORDER = ["r", "seq", "routine", "uplo", "diag", "trans", "m", "n",
                "alpha", "ia", "ja", "descA", "beta", "ib", "jb", "ic", "jc",
                "descB", "descC", "ictxt", "gridA", "gridB", "path", "reason",
                "t", "wait", "send", "recv", "self", "msgs_sent", "msgs_recv",
-               "relabel_gain", "thr", "maxdiff", "caller"]
+               "pack", "local", "unpack", "xfer", "relabel_gain", "thr",
+               "maxdiff", "caller"]
 RESULT_KEYS = {"gridA", "gridB", "path", "reason", "t", "wait", "send", "recv",
-               "self", "msgs", "msgs_sent", "msgs_recv", "relabel_gain",
-               "thr", "maxdiff", "caller"}
+               "self", "msgs", "msgs_sent", "msgs_recv", "pack", "local",
+               "unpack", "xfer", "relabel_gain", "thr", "maxdiff", "caller"}
 UNITS = {"t": "ms", "wait": "ms", "send": "MB", "recv": "MB", "self": "MB",
+         "pack": "ms", "local": "ms", "unpack": "ms", "xfer": "ms",
          "relabel_gain": "%"}
 
 

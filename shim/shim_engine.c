@@ -104,14 +104,21 @@ int cs_shim_engine_prepare(const cs_eng_layout_t *la,
     int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
+    double t0 = cs_shim_now();
     cs_status_t st =
         cs_eng_plan_create_bounded(la, lb, op, me, ws_max, &plan);
+    double t1 = cs_shim_now();
     int local = st == CS_OK ? reserve(plan, 0, cfg, &opts, &st) : 2;
+    double t2 = cs_shim_now();
     int rank = cs_shim_world_rank();
     if (st == CS_OK && cfg->verbose >= 2 && cs_cfg_rank_logs(cfg, rank)) {
-        char line[512], desc[400];
+        char line[600], desc[400];
         cs_eng_plan_describe(plan, desc, sizeof(desc));
-        snprintf(line, sizeof(line), "COSTA_SHIM_PLAN r:%d %s", rank, desc);
+        /* what a first call of a shape pays before it moves data:
+         * planning, and the workspace (grown, pages touched) */
+        snprintf(line, sizeof(line),
+                 "COSTA_SHIM_PLAN r:%d %s plan:%.3fms reserve:%.3fms", rank,
+                 desc, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
         cs_log_line(cs_log_trace_fd(), line);
     }
     *opts_p = opts;
@@ -156,6 +163,10 @@ void cs_shim_engine_finish(const char *name, int local, int worst,
             rec->vol.msgs_sent += v.msgs_sent;
             rec->vol.msgs_recv += v.msgs_recv;
             rec->vol.threads = v.threads;
+            rec->vol.t_pack += v.t_pack;
+            rec->vol.t_local += v.t_local;
+            rec->vol.t_unpack += v.t_unpack;
+            rec->vol.t_transfer += v.t_transfer;
         }
         if (!keep) {
             cs_eng_plan_destroy(plans[k]);

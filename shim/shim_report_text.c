@@ -178,6 +178,41 @@ static void cs_shim_rep_text_routines(FILE *f, const cs_shim_rep_t *rep)
     }
 }
 
+/*
+ * Where the engine rows' time went, summed over ranks: the arrival wait,
+ * the engine's phases (cs_eng_stats_t) and the rest (checks, the decision
+ * exchange, planning, buffers): the next bottleneck, routine by routine.
+ */
+static void cs_shim_rep_text_phases(FILE *f, const cs_shim_rep_t *rep)
+{
+    cs_shim_rep_rule(f, "Engine phases (all ranks, seconds)");
+    int any = 0;
+    for (int t = 0; t < rep->ntext; t++) {
+        const cs_shim_row_t *r = &rep->text[t].row;
+        if (r->path != CS_SHIM_PATH_ENGINE || r->calls == 0) {
+            continue;
+        }
+        if (!any) {
+            fprintf(f, "%-11s %9s %10s %10s %10s %10s %10s %10s %10s\n",
+                    "Routine", "Calls", "Time(s)", "Wait(s)", "Pack(s)",
+                    "Local(s)", "Unpack(s)", "Xfer(s)", "Other(s)");
+            any = 1;
+        }
+        char name[32];
+        cs_shim_called_name(r->routine, r->spelling, name, sizeof(name));
+        double other = r->t_sum - r->t_wait - r->t_pack - r->t_local -
+                       r->t_unpack - r->t_xfer;
+        fprintf(f,
+                "%-11s %9" PRId64
+                " %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f\n",
+                name, r->calls, r->t_sum, r->t_wait, r->t_pack, r->t_local,
+                r->t_unpack, r->t_xfer, other);
+    }
+    if (!any) {
+        fputs("(none)\n", f);
+    }
+}
+
 static void cs_shim_rep_text_reasons(FILE *f, const cs_shim_rep_t *rep)
 {
     cs_shim_rep_rule(f, "Fallback reasons");
@@ -325,6 +360,7 @@ void cs_shim_rep_text_summary(FILE *f, const cs_shim_rep_t *rep)
     cs_shim_rep_text_header(f, rep);
     cs_shim_rep_text_time(f, rep);
     cs_shim_rep_text_routines(f, rep);
+    cs_shim_rep_text_phases(f, rep);
     cs_shim_rep_text_reasons(f, rep);
     cs_shim_rep_text_shapes(f, rep);
     cs_shim_rep_text_callers(f, rep);

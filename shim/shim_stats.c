@@ -43,6 +43,10 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src)
     dst->t_sum += src->t_sum;
     dst->t_sumsq += src->t_sumsq;
     dst->t_wait += src->t_wait;
+    dst->t_pack += src->t_pack;
+    dst->t_local += src->t_local;
+    dst->t_unpack += src->t_unpack;
+    dst->t_xfer += src->t_xfer;
 #define CS_SHIM_COUNTER(f, s) dst->f += src->f;
     CS_SHIM_COUNTERS
 #undef CS_SHIM_COUNTER
@@ -68,7 +72,11 @@ static cs_shim_row_t row_of(const cs_shim_record_t *rec)
                          .t_min = rec->t,
                          .t_max = rec->t,
                          .t_sumsq = rec->t * rec->t,
-                         .t_wait = rec->t_wait};
+                         .t_wait = rec->t_wait,
+                         .t_pack = rec->vol.t_pack,
+                         .t_local = rec->vol.t_local,
+                         .t_unpack = rec->vol.t_unpack,
+                         .t_xfer = rec->vol.t_transfer};
     return one;
 }
 

@@ -29,13 +29,18 @@
 /* CS_SHIM_TIMER(field, csv_name): floating-point sums of a row.  t_wait
  * is the part of t_sum spent waiting for the last rank of each call to
  * arrive (cs_shim_record_t.t_wait): t_sum - t_wait is the redistribution
- * itself. */
+ * itself.  t_pack .. t_xfer: the engine's phases (cs_eng_stats_t: packing,
+ * local copies, unpacking, waiting for messages), engine calls only. */
 #define CS_SHIM_TIMERS                                                        \
     CS_SHIM_TIMER(t_sum, "t_sum_s")                                           \
     CS_SHIM_TIMER(t_min, "t_min_s")                                           \
     CS_SHIM_TIMER(t_max, "t_max_s")                                           \
     CS_SHIM_TIMER(t_sumsq, "t_sumsq")                                         \
-    CS_SHIM_TIMER(t_wait, "t_wait_s")
+    CS_SHIM_TIMER(t_wait, "t_wait_s")                                         \
+    CS_SHIM_TIMER(t_pack, "t_pack_s")                                         \
+    CS_SHIM_TIMER(t_local, "t_local_s")                                       \
+    CS_SHIM_TIMER(t_unpack, "t_unpack_s")                                     \
+    CS_SHIM_TIMER(t_xfer, "t_xfer_s")
 
 #define CS_SHIM_STATS_MAX_ROWS 256
 

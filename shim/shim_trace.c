@@ -158,6 +158,10 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
             (double)rec->vol.bytes_recv * 1e-6,
             (double)rec->vol.bytes_self * 1e-6,
             (long long)rec->vol.msgs_sent, (long long)rec->vol.msgs_recv);
+        app(line, len, &pos,
+            " pack:%.3fms local:%.3fms unpack:%.3fms xfer:%.3fms",
+            rec->vol.t_pack * 1e3, rec->vol.t_local * 1e3,
+            rec->vol.t_unpack * 1e3, rec->vol.t_transfer * 1e3);
     }
     if (rec->relabel_cross >= 0) {
         app(line, len, &pos, " relabel_gain:%.1f%%",

@@ -376,6 +376,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     int warm = c->m * c->n < 1000000 ? 10 : 2;
     cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
                   &res.shim_ms);
+    cs_bench_phases(&res);
     cs_bench_mem_end(&res);
 
     /* Copy floor: read own part of sub(A) + write own part of sub(C)

@@ -20,7 +20,9 @@
 #       calls add up per routine;
 #   (b) the text report (file and rank 0's stderr) has every header line
 #       and section in order, its shape and caller rows match the JSON,
-#       and STATS=full adds "Per rank and routine" to the file only.
+#       the engine phases match the JSON, are not negative and add up to
+#       at most the calls' time less the arrival wait, and STATS=full adds
+#       "Per rank and routine" to the file only.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
 . "$(dirname "$0")/../lib/checks_lib.sh"
@@ -241,7 +243,8 @@ HEAD = ["@ costa_shim report", "@ Command        : ", "@ Version        : ",
         "@ Start / stop   : ", "@ Memory         : the shim held at most ",
         "@ Settings       : "]
 SECTIONS = ["Time in intercepted routines (seconds)",
-            "Per routine and path (all ranks)", "Fallback reasons",
+            "Per routine and path (all ranks)",
+            "Engine phases (all ranks, seconds)", "Fallback reasons",
             "Top call shapes by time", "Callers (top 10)"]
 
 def check(path, text, sections, rep):
@@ -274,6 +277,40 @@ def check(path, text, sections, rep):
             s["calls"]) for s in want]
     if got != exp:
         errors.append("%s: shape rows %s != JSON %s" % (path, got, exp))
+    # engine phases: one line per routine with engine rows, the JSON's
+    # sums, none negative, together not above the call time less the
+    # arrival wait (the rest, Other, is the checks, exchange and plan)
+    sec = body.split("@--- Engine phases (all ranks, seconds)")[1]
+    rows = [l.split() for l in sec.split("@---")[0].splitlines()[1:]
+            if l.strip()]
+    if rows[0] != ["Routine", "Calls", "Time(s)", "Wait(s)", "Pack(s)",
+                   "Local(s)", "Unpack(s)", "Xfer(s)", "Other(s)"]:
+        errors.append("%s: phase header %s" % (path, rows[0]))
+    eng = {}
+    for r in rep["routines"]:
+        if r["path"] == "engine":
+            e = eng.setdefault(r["routine"], [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+            e[0] += r["calls"]
+            for k, f in enumerate(["t_pack_s", "t_local_s", "t_unpack_s",
+                                   "t_xfer_s"]):
+                e[1 + k] += r[f]
+            e[5] += r["t_sum_s"] - r["t_wait_s"]
+    got = {r[0]: r for r in rows[1:]}
+    if sorted(got) != sorted(eng):
+        errors.append("%s: phase rows %s, engine routines %s"
+                      % (path, sorted(got), sorted(eng)))
+    for name, e in eng.items():
+        r = got.get(name)
+        if not r:
+            continue
+        ph = [float(x) for x in r[4:8]]
+        if int(r[1]) != e[0] or any(abs(a - b) > 1e-4
+                                    for a, b in zip(ph, e[1:5])):
+            errors.append("%s: phases of %s %s != JSON %s"
+                          % (path, name, r[1:8], e[:5]))
+        if min(ph) < 0 or sum(ph) > e[5] + 1e-4 or sum(e[1:5]) <= 0:
+            errors.append("%s: phases of %s %s against %.4f s of calls"
+                          % (path, name, ph, e[5]))
     sec = body.split("@--- Callers (top 10)")[1].split("@---")[0]
     rows = [l.split() for l in sec.splitlines()[1:] if l.strip()]
     got = sorted((r[0], r[1], int(r[2])) for r in rows[1:])
@@ -296,8 +333,8 @@ for e in errors:
 sys.exit(1 if errors else 0)
 EOF
 then
-    echo "ok    (b) text report: header, all sections in order, shape and"
-    echo "          caller rows match the JSON (file and stderr)"
+    echo "ok    (b) text report: header, all sections in order, shape, phase"
+    echo "          and caller rows match the JSON (file and stderr)"
 else
     echo "FAIL  (b) text report layout"
     fails=$((fails + 1))

@@ -12,11 +12,17 @@
 
 typedef int (*set_enabled_fn)(int on);
 typedef long long (*memory_held_fn)(void);
+typedef int (*engine_phases_fn)(double *seconds);
 
 static const char *bench_prog = "bench";
 static int bench_rank;
 static set_enabled_fn bench_set_enabled;
 static memory_held_fn bench_memory_held;
+static engine_phases_fn bench_engine_phases;
+/* The last cs_bench_time's shim calls: per engine phase (pack, local,
+ * unpack, transfer) the median over the calls of the phase on the rank
+ * that took longest in that call, ms; -1 without the hook. */
+static double bench_phase_ms[CS_BENCH_PHASES] = {-1, -1, -1, -1};
 /* The case's memory, local bytes: per path (0 native, 1 shim) the most a
  * call raised the resident size above the application's own (the shim's:
  * what it held before the call counted in), and the most the shim held
@@ -184,6 +190,8 @@ int cs_bench_find_shim(void)
     memcpy(&bench_set_enabled, &sym, sizeof sym);
     sym = dlsym(RTLD_DEFAULT, "costa_shim_memory_held");
     memcpy(&bench_memory_held, &sym, sizeof sym);
+    sym = dlsym(RTLD_DEFAULT, "costa_shim_engine_phases");
+    memcpy(&bench_engine_phases, &sym, sizeof sym);
     int have = bench_set_enabled != NULL, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_have)
@@ -265,6 +273,11 @@ static double timed_call(cs_bench_call_fn call, void *ctx, int shim)
     return t;
 }
 
+void cs_bench_phases(cs_bench_row_t *row)
+{
+    memcpy(row->phase_ms, bench_phase_ms, sizeof(row->phase_ms));
+}
+
 void cs_bench_mem_start(void)
 {
     bench_mem[0] = bench_mem[1] = bench_held = 0.0;
@@ -287,6 +300,36 @@ double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
     return 1e3 * tmax;
 }
 
+/* bench_phase_ms from each rank's shim call times ts[reps] and phases
+ * ph[phase * reps + call]: per call the phases of the rank whose call
+ * took longest, then per phase the median over the calls (collective). */
+static void slowest_phases(const double *ts, const double *ph, int reps)
+{
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    size_t per = (size_t)reps * (1 + CS_BENCH_PHASES);
+    double *mine = cs_bench_xmalloc(per * sizeof(double));
+    double *all = cs_bench_xmalloc((size_t)np * per * sizeof(double));
+    double *pick = cs_bench_xmalloc((size_t)reps * sizeof(double));
+    memcpy(mine, ts, (size_t)reps * sizeof(double));
+    memcpy(mine + reps, ph, (size_t)reps * CS_BENCH_PHASES * sizeof(double));
+    MPI_Allgather(mine, (int)per, MPI_DOUBLE, all, (int)per, MPI_DOUBLE,
+                  MPI_COMM_WORLD);
+    for (int k = 0; k < CS_BENCH_PHASES; k++) {
+        for (int r = 0; r < reps; r++) {
+            int slow = 0;
+            for (int p = 1; p < np; p++)
+                if (all[(size_t)p * per + r] > all[(size_t)slow * per + r])
+                    slow = p;
+            pick[r] = all[(size_t)slow * per + reps + (size_t)k * reps + r];
+        }
+        bench_phase_ms[k] = 1e3 * cs_median(pick, reps);
+    }
+    free(pick);
+    free(all);
+    free(mine);
+}
+
 void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
                    int have_shim, double *native_ms, double *shim_ms)
 {
@@ -302,6 +345,12 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
     double *tn = cs_bench_xmalloc(2 * (size_t)reps * sizeof(double));
     double *ts = tn + reps;
     double *tmax = cs_bench_xmalloc(2 * (size_t)reps * sizeof(double));
+    /* the engine's phases of each shim call (the hook's difference) */
+    size_t nph = (size_t)reps * CS_BENCH_PHASES;
+    double *ph = cs_bench_xmalloc(nph * sizeof(double));
+    int phases = have_shim && bench_engine_phases, all_phases = 0;
+    MPI_Allreduce(&phases, &all_phases, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    memset(ph, 0, nph * sizeof(double));
     for (int r = 0; r < reps; r++) {
         /* alternate which path goes first, so neither always gets the
          * caches the other left behind */
@@ -310,9 +359,16 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
             if (shim_turn && !have_shim)
                 continue;
             cs_bench_shim_set(shim_turn);
+            double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES];
+            if (shim_turn && all_phases)
+                bench_engine_phases(p0);
             if (shim_turn)
                 ts[r] = timed_call(call, ctx, 1);
-            else
+            if (shim_turn && all_phases && bench_engine_phases(p1) == 0) {
+                for (int q = 0; q < CS_BENCH_PHASES; q++)
+                    ph[(size_t)q * reps + r] = p1[q] - p0[q];
+            }
+            if (!shim_turn)
                 tn[r] = timed_call(call, ctx, 0);
         }
     }
@@ -322,6 +378,12 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
     MPI_Allreduce(tn, tmax, 2 * reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     *native_ms = 1e3 * cs_median(tmax, reps);
     *shim_ms = have_shim ? 1e3 * cs_median(tmax + reps, reps) : 0.0;
+    if (all_phases)
+        slowest_phases(ts, ph, reps);
+    else
+        for (int k = 0; k < CS_BENCH_PHASES; k++)
+            bench_phase_ms[k] = -1.0;
+    free(ph);
     free(tn);
     free(tmax);
 }
@@ -354,13 +416,26 @@ void cs_bench_print_head(const char *title, const char *floor_line,
     printf("nat_MiB, shim_MiB: the most one call raised a rank's resident "
            "memory above the application's own (the shim's: what it holds "
            "between calls counted in); held_MiB: the most the shim held "
-           "(workspace, plans)\n\n");
+           "(workspace, plans)\n");
+    printf("pack, local, unpack, xfer: the shim call's time in the engine "
+           "packing, copying locally, unpacking and waiting for messages "
+           "(costa_shim_engine_phases), ms: in each call the phases of the "
+           "rank that took longest, each the median over the calls; the "
+           "rest of shim_ms is the arrival, the decision exchange and the "
+           "plan lookup\n\n");
     printf("%-4s %-*s %5s %10s %10s %8s %8s %8s %8s %10s %7s %8s %8s %8s "
-           "%5s\n",
+           "%8s %8s %8s %8s %5s\n",
            "case", desc_w, "description", "reps", "native_ms", "shim_ms",
            "shim/nat", "copy_ms", "mpi_ms", have_shim ? "fl/shim" : "fl/nat",
-           "1st_ms", "1st/med", "nat_MiB", "shim_MiB", "held_MiB", "check");
+           "1st_ms", "1st/med", "nat_MiB", "shim_MiB", "held_MiB", "pack",
+           "local", "unpack", "xfer", "check");
     fflush(stdout);
+}
+
+/* A phase column of the CSV: empty where the table prints "-". */
+static const char *csv_ph(const char *s)
+{
+    return strcmp(s, "-") == 0 ? "" : s;
 }
 
 void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
@@ -375,25 +450,33 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
         snprintf(ratio_s, sizeof ratio_s, "%.3f",
                  row->shim_ms / row->native_ms);
     }
+    char ph[CS_BENCH_PHASES][32];
+    for (int k = 0; k < CS_BENCH_PHASES; k++) {
+        if (have_shim && row->phase_ms[k] >= 0)
+            snprintf(ph[k], sizeof ph[k], "%.3f", row->phase_ms[k]);
+        else
+            snprintf(ph[k], sizeof ph[k], "-");
+    }
     printf("%-4s %-*s %5d %10.3f %10s %8s %8.3f %8.3f %8.3f %10.3f %7.2f "
-           "%8.1f %8.1f %8.1f %5s\n",
+           "%8.1f %8.1f %8.1f %8s %8s %8s %8s %5s\n",
            row->label, desc_w, row->what, row->reps, row->native_ms, shim_s,
            ratio_s, row->floor_ms, row->mpi_floor_ms,
            t > 0 ? row->mpi_floor_ms / t : 0.0,
            first, t > 0 ? first / t : 0.0, row->native_mem_mb,
-           row->shim_mem_mb, row->shim_held_mb,
+           row->shim_mem_mb, row->shim_held_mb, ph[0], ph[1], ph[2], ph[3],
            row->ok ? (have_shim ? "ok" : "ok*") : "FAIL");
     fflush(stdout);
     if (bench_csv) {
         fprintf(bench_csv,
                 "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.3f,"
-                "%.3f,%.3f\n",
+                "%.3f,%.3f,%s,%s,%s,%s\n",
                 bench_csv_name, row->label, row->what, row->size, row->reps,
                 row->native_ms, have_shim ? row->shim_ms : 0.0, row->floor_ms,
                 row->native_first_ms, have_shim ? row->shim_first_ms : 0.0,
                 row->ok, row->mpi_floor_ms, row->native_mem_mb,
                 have_shim ? row->shim_mem_mb : 0.0,
-                have_shim ? row->shim_held_mb : 0.0);
+                have_shim ? row->shim_held_mb : 0.0, csv_ph(ph[0]),
+                csv_ph(ph[1]), csv_ph(ph[2]), csv_ph(ph[3]));
         fflush(bench_csv);
     }
 }
@@ -410,7 +493,8 @@ void cs_bench_csv_open(const char *path, const char *bench)
         fprintf(bench_csv, "bench,case,description,size,reps,native_ms,"
                            "shim_ms,floor_ms,native_first_ms,shim_first_ms,"
                            "ok,mpi_floor_ms,native_mem_mb,shim_mem_mb,"
-                           "shim_held_mb\n");
+                           "shim_held_mb,pack_ms,local_ms,unpack_ms,"
+                           "xfer_ms\n");
 }
 
 void cs_bench_csv_close(void)

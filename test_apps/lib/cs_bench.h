@@ -98,6 +98,10 @@ double cs_bench_mpi_floor_ms(int64_t loc, int m, int n,
                              int skip_diag, size_t esize, double rw_bw,
                              double mpi_bw);
 
+/* The engine's phases a shim call is split into (its
+ * costa_shim_engine_phases hook): pack, local copy, unpack, transfer. */
+#define CS_BENCH_PHASES 4
+
 /* One row of a benchmark table. */
 typedef struct {
     const char *label, *what; /* case id, description */
@@ -112,7 +116,13 @@ typedef struct {
     double native_mem_mb; /* a native call's peak above the RSS before it */
     double shim_mem_mb;   /* a shim call's, plus what the shim held */
     double shim_held_mb;  /* what the shim held after a call */
+    /* cs_bench_phases(): per engine phase, the median over the timed shim
+     * calls of its max over ranks, ms; -1 without the hook */
+    double phase_ms[CS_BENCH_PHASES];
 } cs_bench_row_t;
+
+/* Fill row->phase_ms from the last cs_bench_time(). */
+void cs_bench_phases(cs_bench_row_t *row);
 
 /* Memory of a case: cs_bench_mem_start() before its first call (local),
  * cs_bench_mem_end() after its last (collective) fills the row's _mem_

@@ -17,9 +17,11 @@
  * workspace bound (cs_eng_plan_create_bounded).  Checks, element by
  * element, on every rank: B inside the sub-matrix (trapezoid) holds the
  * right A element, everything else of local B (padding, other elements) is
- * unchanged, local A is unchanged; cs_eng_stats_t (bytes, message counts, threads) equals a
- * brute-force count (message counts of uncut plans only; bytes sent inside
- * a random grouping of the ranks, in the odd variants); no panel of a
+ * unchanged, local A is unchanged; cs_eng_stats_t (bytes, message
+ * counts, threads) equals a brute-force count (message counts of uncut
+ * plans only; bytes sent inside a random grouping of the ranks, in the odd
+ * variants) and its phase times are set, not negative and within the
+ * call's wall time; no panel of a
  * cut plan needs more workspace than the bound unless it is one column or
  * row wide.  Rank 0 prints "cs_test: OK" if no rank failed.
  *
@@ -776,8 +778,10 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
                    a0, b, b0, bx);
         cs_eng_stats_t stats;
         memset(&stats, 0xff, sizeof(stats));
+        double t_exec = MPI_Wtime();
         cs_status_t st =
             cs_eng_plan_execute(plan, a_arg, b_arg, comm, &opts, &stats);
+        t_exec = MPI_Wtime() - t_exec;
         CASE_CHECK(st == CS_OK, "case %d rank %d v %d: execute: %s", c, me,
                       v, cs_status_str(st));
         nexec_run++;
@@ -840,6 +844,15 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
 #else
         int want_threads = 1; /* an engine built without OpenMP is serial */
 #endif
+        /* the phases: set, none negative, within the call's time */
+        double phases = stats.t_pack + stats.t_local + stats.t_unpack +
+                        stats.t_transfer;
+        CASE_CHECK(stats.t_pack >= 0 && stats.t_local >= 0 &&
+                       stats.t_unpack >= 0 && stats.t_transfer >= 0 &&
+                       phases <= t_exec + 1e-6,
+                   "case %d rank %d v %d: phases %g %g %g %g in %g s", c,
+                   me, v, stats.t_pack, stats.t_local, stats.t_unpack,
+                   stats.t_transfer, t_exec);
         CASE_CHECK(stats.threads == want_threads,
                       "case %d rank %d v %d: stats threads %d want %d", c, me,
                       v, stats.threads, want_threads);
