@@ -1202,6 +1202,16 @@ def chart_time_per_routine(rep):
     return svg, caption
 
 
+def stacked_bars(svg, labels, stacks, colors, empty):
+    """The stacked bars of labels with their legend, or the message empty
+    when there is nothing to draw."""
+    if not labels:
+        svg.message(empty)
+    else:
+        bar_chart(svg, labels, stacks, colors)
+        svg.legend = [(k, c, "box") for k, c in colors.items()]
+
+
 def chart_wait(rep, top=8):
     """Per routine and for the top call shapes: the redistribution itself
     and the arrival wait, stacked."""
@@ -1223,11 +1233,8 @@ def chart_wait(rep, top=8):
         stacks.append([("redistribution", r["t_sum_s"] - r["t_wait_s"]),
                        ("arrival wait", r["t_wait_s"])])
     colors = {"redistribution": "#2b8cbe", "arrival wait": "#fdae6b"}
-    if not labels:
-        svg.message("no intercepted calls in this report")
-    else:
-        bar_chart(svg, labels, stacks, colors)
-        svg.legend = [(k, c, "box") for k, c in colors.items()]
+    stacked_bars(svg, labels, stacks, colors,
+                 "no intercepted calls in this report")
     caption = ("Per routine (first bars) and for the call shapes that took "
                "longest: the time ranks spent waiting for the last rank of "
                "a call to arrive (the application's load imbalance: the "
@@ -1262,11 +1269,8 @@ def chart_nodes(rep, top=8):
         stacks.append([(name, r[k]) for name, k in kinds])
     colors = {"kept on the rank": "#74c476", "inside a node": "#2b8cbe",
               "across nodes": "#e6550d"}
-    if not labels:
-        svg.message("no call on the engine in this report")
-    else:
-        bar_chart(svg, labels, stacks, colors)
-        svg.legend = [(k, c, "box") for k, c in colors.items()]
+    stacked_bars(svg, labels, stacks, colors,
+                 "no call on the engine in this report")
     caption = ("Per routine (first bars) and for the call shapes that "
                "moved the most: what the engine copied on each rank, sent "
                "to ranks of the same node (shared memory) and sent across "
