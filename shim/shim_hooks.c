@@ -2,11 +2,12 @@
  * shim/shim_hooks.c - the deliberate hooks the library exports besides
  * the ScaLAPACK spellings and MPI_Init (shim/exports.map): for benchmarks,
  * switching interception off and on, reading what the shim holds and
- * where the engine's time went; for tools, the version string.  Nothing else here.
+ * where the engine's time went; for tools, the version string.  Nothing
+ * else here.
  */
-#include "shim/shim.h"
 #include <stdlib.h>
 
+#include "shim/shim.h"
 #include "shim/shim_memory_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_stats_int.h"
