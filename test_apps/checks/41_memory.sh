@@ -26,8 +26,9 @@
 #   5. The workspace bound (COSTA_SHIM_WORKSPACE=auto): pdtran_ 6000 x 6000
 #      on 1 x 2 (144 MB sent plus received per rank) runs on the engine in
 #      panels; what the shim held stays within 72 MiB (64 MiB and the
-#      plans), its peak resident memory within native's + 80 MB, while the
-#      uncut call (inf) peaks at least 120 MB above native; C right.
+#      plans), its peak resident memory within native's + 80 MB (native:
+#      the smallest of three launches), while the uncut call (inf) peaks
+#      at least 60 MB above the bounded one; C right.
 #   Parts 2, 3 and 5 measure resident and virtual memory, which ASan's
 #   shadow changes: not under make check SAN=....
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
@@ -156,15 +157,20 @@ part_ulimit() {
 
 # 5. the bounded workspace: pdtran_ 6000 x 6000 on 1 x 2 moves 144 MB per
 # rank; by default (COSTA_SHIM_WORKSPACE=auto) it runs in panels through
-# at most 64 MiB, uncut (inf) through 144 MB
+# at most 64 MiB, uncut (inf) through 144 MB.  Native's peak is the
+# smallest of three launches (it varied 304-370 MB between launches), and
+# the uncut run is compared with the bounded one, not with native.
 part_bound() {
-    launch "$CS_OUT/bound.native" "" -- "$peak" --n 6000 --reps 2
+    local k
+    for k in 1 2 3; do
+        launch "$CS_OUT/bound.native.$k" "" -- "$peak" --n 6000 --reps 2
+    done
     launch "$CS_OUT/bound.auto" "$CS_PRELOAD" COSTA_SHIM_STATS=full -- "$peak" \
         --n 6000 --reps 2
     launch "$CS_OUT/bound.inf" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- "$peak" \
         --n 6000 --reps 2
     local hn hb hi wb
-    hn=$(field vmhwm_kb "$CS_OUT/bound.native") hb=$(field vmhwm_kb "$CS_OUT/bound.auto")
+    hn=$(min_peak "$CS_OUT/bound.native") hb=$(field vmhwm_kb "$CS_OUT/bound.auto")
     hi=$(field vmhwm_kb "$CS_OUT/bound.inf")
     wb=$(report_py "$CS_OUT/bound.auto" '
     eng = sum(r["calls"] for r in rep["routines"] if r["path"] == "engine")
@@ -172,7 +178,7 @@ part_bound() {
     echo "pdtran_ 6000 x 6000, peak resident (max over ranks): native ${hn} kB, shim ${hb} kB, uncut ${hi} kB; the shim held [$wb] bytes/engine calls"
     if [ -n "$hn" ] && [ -n "$hb" ] && [ -n "$hi" ] &&
        [ "${wb%% *}" -le $((72 << 20)) ] && [ "${wb##* }" = 4 ] &&
-       [ "$hb" -le $((hn + 81920)) ] && [ "$hi" -ge $((hn + 122880)) ] &&
+       [ "$hb" -le $((hn + 81920)) ] && [ "$hi" -ge $((hb + 61440)) ] &&
        grep -qx 'cs_test: OK' "$CS_OUT/bound.auto/out" &&
        grep -qx 'cs_test: OK' "$CS_OUT/bound.inf/out"; then
         cs_report ok "bounded workspace, pdtran_ 6000 x 6000: peak $hb kB against native $hn kB (uncut $hi kB), the shim held ${wb%% *} bytes, 4/4 calls on the engine, C right"
