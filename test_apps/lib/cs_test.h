@@ -9,6 +9,7 @@
 #define CS_TEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,6 +45,21 @@ static int cs_test_failures;
             fputc('\n', stderr);                                              \
         }                                                                     \
     } while (0)
+
+/* The tests' deterministic random numbers (splitmix64): the next value
+ * of the generator whose state is *state, and one uniform in [lo, hi]. */
+static inline uint64_t cs_test_rnd(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline int64_t cs_test_rr(uint64_t *state, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(cs_test_rnd(state) % (uint64_t)(hi - lo + 1));
+}
 
 /* Print the sentinel and return the exit status for main(). */
 static inline int cs_test_done(void)

@@ -37,16 +37,13 @@ static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
 
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return cs_test_rnd(&rng_state);
 }
 
 /* uniform in [lo, hi] */
 static int64_t rr(int64_t lo, int64_t hi)
 {
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+    return cs_test_rr(&rng_state, lo, hi);
 }
 
 static void shuffle_i64(int64_t *v, int64_t n)

@@ -42,17 +42,9 @@
 
 static uint64_t rng_state = 0x243F6A8885A308D3ULL;
 
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 static int64_t rr(int64_t lo, int64_t hi)
 {
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+    return cs_test_rr(&rng_state, lo, hi);
 }
 
 /* Cost of perm on a dense matrix, counted directly. */
