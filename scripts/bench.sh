@@ -75,7 +75,9 @@ meta="$(date -u '+%Y-%m-%d %H:%M UTC'), $(hostname),\
 # benchmark's exit status.
 run_mpi_bench() {
     # CS_BENCH_PROG: the program, when it differs from the run's name
+    # CS_BENCH_RANKS, CS_BENCH_THREADS: ranks and OMP_NUM_THREADS (2, 1)
     local name=$1 bin=$bdir/t/bench/${CS_BENCH_PROG:-$1} out=$outdir/$1.txt
+    local ranks=${CS_BENCH_RANKS:-2} threads=${CS_BENCH_THREADS:-1}
     local rc=0
     shift
     rm -f "$outdir/$name.csv"
@@ -85,9 +87,10 @@ run_mpi_bench() {
              "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
              "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
         echo "# git $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo none)" \
-             "| LD_PRELOAD=$shim OMP_NUM_THREADS=1 $MPIEXEC -n 2 $bin $*"
-        OMP_NUM_THREADS=1 LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" \
-            "$MPIEXEC" -n 2 "$bin" "$@"
+             "| LD_PRELOAD=$shim${LD_PRELOAD:+:$LD_PRELOAD}" \
+             "OMP_NUM_THREADS=$threads $MPIEXEC -n $ranks $bin $*"
+        OMP_NUM_THREADS=$threads LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" \
+            "$MPIEXEC" -n "$ranks" "$bin" "$@"
     } | tee "$out" || rc=$?
     if [ "$rc" -ne 0 ]; then
         echo "bench.sh: $name failed (exit $rc); partial table in" \
@@ -111,6 +114,38 @@ done
 echo
 CS_BENCH_PROG=bench_tran COSTA_SHIM_SHM=eager \
     run_mpi_bench bench_tran_shm --cases abcdfghjkl || failed+=(bench_tran_shm)
+
+# how it scales on this machine's cores (docs/performance.md, "How it
+# scales"): the 4000 x 4000 cases and the 200 x 200 ones again with one
+# rank of two OpenMP threads (1 x 1 grids: the shim's threaded copies),
+# two ranks of two threads each (more threads than cores) and four ranks
+# of one thread on the two cores (grids 1 x 4 and 4 x 1; with MPICH the
+# yielding preload of the tests, without which MPICH's busy-polling ranks
+# take each other's cores)
+yield=$bdir/t/lib/yield_preload.so
+[ -e "$yield" ] || yield=""
+for sname in bench_scale_r1t2 bench_scale_r2t2 bench_scale_r4t1; do
+    case $sname in
+        *_r1t2) sranks=1 sthreads=2 spre="" ;;
+        *_r2t2) sranks=2 sthreads=2 spre="" ;;
+        *) sranks=4 sthreads=1 spre=$yield ;;
+    esac
+    echo
+    rm -f "$outdir/$sname.csv"
+    for b in bench_gemr2d bench_tran; do
+        cases=abce
+        [ "$b" = bench_tran ] && cases=abceh
+        CS_BENCH_PROG=$b CS_BENCH_RANKS=$sranks CS_BENCH_THREADS=$sthreads \
+            LD_PRELOAD=$spre run_mpi_bench "${sname}_$b" --cases $cases \
+            --reps 7 || failed+=("${sname}_$b")
+        # one CSV per run, one header line
+        if [ -s "$outdir/$sname.csv" ]; then
+            tail -n +2 "$outdir/${sname}_$b.csv" >>"$outdir/$sname.csv"
+        else
+            cat "$outdir/${sname}_$b.csv" >"$outdir/$sname.csv"
+        fi 2>/dev/null || true
+    done
+done
 
 # what cutting a call into panels costs (COSTA_SHIM_WORKSPACE): the same
 # operations uncut and cut, alternating in one process (2 ranks)
@@ -171,7 +206,8 @@ echo
 echo "== all cases (scripts/bench_report.py) =="
 report=(--csv "$outdir/bench_gemr2d.csv" --csv "$outdir/bench_tran.csv"
         --csv-shm "$outdir/bench_tran_shm.csv" --model "$outdir/bench_model.csv"
-        --baseline "$top/docs/performance_baseline.csv" --meta "$meta")
+        --baseline "$top/docs/performance_baseline.csv" --meta "$meta"
+        --scale-dir "$outdir")
 if [ "${CS_BENCH_DOCS:-1}" != 0 ]; then
     report+=(--md "$top/docs/performance.md" --svg "$top/docs/performance.svg")
 fi

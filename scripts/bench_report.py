@@ -33,10 +33,19 @@ import math
 import os
 import sys
 
-FLOOR_TARGET = 0.5        # fraction of the floor on 4000x4000 cases
+FLOOR_TARGET = 0.7        # fraction of the floor on 4000x4000 cases
+FLOOR_TARGET_8000 = 0.6   # ... on 8000x8000 cases
 SMALL_TARGET = 0.5        # shim/native on the 200x200 cases
-FIRST_TARGET = 1.5        # first call / steady state
+FIRST_TARGET = 2.0        # first call / steady state (4000x4000), and
+                          # not slower than native's first call
 NOISE = 1.10              # tolerance against the previous release
+
+# The scaling runs of make bench: (CSV name, what was run).
+SCALE_RUNS = [
+    ("bench_scale_r1t2", "1 rank x 2 threads"),
+    ("bench_scale_r2t2", "2 ranks x 2 threads"),
+    ("bench_scale_r4t1", "4 ranks x 1 thread"),
+]
 
 # The size chart: (title, bench, [(case, order)...]).
 SERIES = [
@@ -144,19 +153,27 @@ def slower(a):
 def targets(an):
     """[(name, met, detail)] for the project's targets."""
     return [
-        target("at least 50 % of the floor (what crosses ranks through "
+        target("at least 70 % of the floor (what crosses ranks through "
                "MPI once) on every 4000x4000 case",
-               [a for a in an if 3984 <= a["size"] <= 4000 and a["floor"]],
+               [a for a in an if 3984 <= a["size"] <= 4096 and a["floor"]],
                lambda a: a["floor"] < FLOOR_TARGET,
+               lambda a: f"{100 * a['floor']:.0f} %"),
+        target("at least 60 % of the floor on every 8000x8000 case",
+               [a for a in an if a["size"] == 8000 and a["floor"]],
+               lambda a: a["floor"] < FLOOR_TARGET_8000,
                lambda a: f"{100 * a['floor']:.0f} %"),
         target("200x200 steady state at most half of native",
                [a for a in an if a["size"] == 200 and a["ratio"]],
                lambda a: a["ratio"] > SMALL_TARGET,
                lambda a: f"{a['ratio']:.2f}"),
-        target("first call at most 1.5x the steady state",
-               [a for a in an if a["first"]],
-               lambda a: a["first"] > FIRST_TARGET,
-               lambda a: f"{a['first']:.2f}x"),
+        target("first call at most 2x the steady state and not slower "
+               "than native's first call, on every 4000x4000 case",
+               [a for a in an if a["first"] and
+                3984 <= a["size"] <= 4096],
+               lambda a: a["first"] > FIRST_TARGET or
+               a["shim_first_ms"] > a["native_first_ms"],
+               lambda a: f"{a['first']:.2f}x, {a['shim_first_ms']:.0f} vs "
+                         f"{a['native_first_ms']:.0f} ms native"),
         target("no case slower than the previous release (fraction of "
                "the copy floor and shim/native, 10 % tolerance)",
                [a for a in an if a["prev"] and a["copy"]],
@@ -313,6 +330,36 @@ def model_section(path):
     return md
 
 
+def scale_section(outdir, two):
+    """The "How it scales" table: per case of the scaling runs, shim/native
+    and floor % in each run, next to the standard 2-rank run (two: its
+    analysed rows); [] when no scaling run is there."""
+    runs = []
+    for name, what in SCALE_RUNS:
+        path = os.path.join(outdir, name + ".csv")
+        if os.path.exists(path):
+            runs.append((what, {key(a): a for a in
+                                analyse(read_rows([path]), {})}))
+    if not runs:
+        return []
+    std = {key(a): a for a in two}
+    cases = [k for k in std if any(k in r for _, r in runs)]
+    head = ["case", "description (2 ranks)"]
+    for what in ["2 ranks x 1 thread"] + [w for w, _ in runs]:
+        head += [f"{what}: shim/native", "floor %"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for k in cases:
+        cells = [f"{short(k[0])} {k[1]}", std[k]["description"]]
+        for r in [std] + [r for _, r in runs]:
+            a = r.get(k)
+            cells += [fmt(a["ratio"] if a else None),
+                      "-" if not a or a["floor"] is None
+                      else f"{100 * a['floor']:.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", action="append", default=[])
@@ -322,6 +369,9 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--svg")
     ap.add_argument("--meta", default="")
+    ap.add_argument("--scale-dir", help="folder of the scaling runs' "
+                    "CSV files (" + ", ".join(n for n, _ in SCALE_RUNS) +
+                    ".csv)")
     ap.add_argument("--model", help="bench_model.py's rows: the machine "
                     "model against the measurement")
     o = ap.parse_args()
@@ -336,6 +386,11 @@ def main():
     tg = targets(an)
     print("\n".join(tab))
     print()
+    sc = scale_section(o.scale_dir, an) if o.scale_dir else []
+    if sc:
+        print("how it scales:")
+        print("\n".join(sc))
+        print()
     shm_tab = []
     if o.csv_shm and os.path.exists(o.csv_shm):
         shm_rows = read_rows([o.csv_shm])
@@ -357,9 +412,12 @@ def main():
               "scripts/bench_report.py); do not edit by hand.", "",
               f"Measured: {o.meta}" if o.meta else "", "",
               "2 ranks, `OMP_NUM_THREADS=1`, native ScaLAPACK and the shim "
-              "alternating in the same process (the shim's "
-              "`costa_shim_set_enabled` hook), medians of each call's "
-              "maximum over the ranks.  *floor %*: the floor divided by "
+              "in the same process (the shim's `costa_shim_set_enabled` "
+              "hook): per case native's calls, then the shim's, each path "
+              "after its own warm-up calls, as an application calls one "
+              "of them (test_apps/lib/cs_bench.c says why they no longer "
+              "take turns); medians of each call's maximum over the "
+              "ranks.  *floor %*: the floor divided by "
               "the shim's time; the floor: each rank reads its part of "
               "sub(A) and writes its part of the target, the elements "
               "that stay on it at the memcpy bandwidth measured in the "
@@ -431,6 +489,25 @@ def main():
                    "the decision exchange, the plan lookup and the "
                    "checks.", ""]
             md += ph
+        sc = scale_section(o.scale_dir, an) if o.scale_dir else []
+        if sc:
+            md += ["", "## How it scales", "",
+                   "The 4000 x 4000 and 200 x 200 cases again in three "
+                   "other runs of the same programs on this machine's two "
+                   "cores (scripts/bench.sh): *1 rank x 2 threads*: one "
+                   "rank per core pair with `OMP_NUM_THREADS=2` (grids "
+                   "1 x 1: nothing crosses ranks, the shim's copies run on "
+                   "two threads, native ScaLAPACK on one); *2 ranks x 2 "
+                   "threads*: `OMP_NUM_THREADS=2` with a rank per core, "
+                   "twice as many threads as cores; *4 ranks x 1 thread*: "
+                   "four ranks on the two cores, grids 1 x 4 and 4 x 1 in "
+                   "place of 1 x 2 and 2 x 1, with the yielding preload of "
+                   "the tests for MPICH (test_apps/lib/yield_preload.c).  "
+                   "Each run measures its own floor: memcpy with every rank "
+                   "copying on one thread at once, and MPI between rank "
+                   "pairs; a rank of two threads can therefore pass 100 %.",
+                   ""]
+            md += sc
         if o.model and os.path.exists(o.model):
             md += model_section(o.model)
         md += ["", "## Targets", ""]

@@ -55,10 +55,11 @@ int cs_bench_verdict(const char *label, long bad_native, long bad_shim);
 /* One call of the routine under test; shim: which path (and output). */
 typedef void (*cs_bench_call_fn)(void *ctx, int shim);
 
-/* warm untimed rounds of native (+ shim) calls, then reps timed rounds
- * alternating which path goes first, each call between barriers; medians
- * over reps of the max over ranks, in ms (shim_ms 0 without the shim).
- * Leaves the shim enabled. */
+/* Native's warm untimed calls and reps timed ones, then the shim's (with
+ * CS_BENCH_ORDER=alternate: warm rounds of both, then reps rounds taking
+ * turns, which path goes first alternating), each call between barriers;
+ * medians over reps of the max over ranks, in ms (shim_ms 0 without the
+ * shim).  Leaves the shim enabled. */
 void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
                    int have_shim, double *native_ms, double *shim_ms);
 
@@ -166,21 +167,30 @@ static inline void cs_bench_trap_rows(char uplo, int skip_diag, int j, int m,
 
 /* ---- BLACS helpers (header only) ---- */
 
+/* GRID_1X2 and GRID_2X1 name the 1 x P and P x 1 grids over all P ranks
+ * (1 x 2 and 2 x 1 in the standard 2-rank runs). */
 enum { GRID_1X2 = 0, GRID_2X1 = 1, NGRIDS = 2 };
 
-/* The 1x2 and 2x1 row-major grids over 2 ranks. */
+/* The 1 x P and P x 1 row-major grids over MPI_COMM_WORLD's P ranks. */
 static inline void bench_grids_init(grid_t grids[NGRIDS])
 {
+    int me, np;
+    Cblacs_pinfo(&me, &np);
     for (int k = 0; k < NGRIDS; k++) {
         grid_t *g = &grids[k];
         Cblacs_get(-1, 0, &g->ctxt);
-        Cblacs_gridinit(&g->ctxt, "Row", k == GRID_1X2 ? 1 : 2,
-                        k == GRID_1X2 ? 2 : 1);
+        Cblacs_gridinit(&g->ctxt, "Row", k == GRID_1X2 ? 1 : np,
+                        k == GRID_1X2 ? np : 1);
         Cblacs_gridinfo(g->ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
         if (g->myrow < 0)
             cs_bench_die("process not in grid");
     }
 }
+
+/* A case description written for 2 ranks ("... 1x2->2x1") with the grids
+ * of a P-rank run (1xP, Px1); the string itself when P = 2 (a new one,
+ * never freed, otherwise). */
+const char *cs_bench_desc(const char *desc);
 
 static inline void bench_grids_exit(grid_t grids[NGRIDS])
 {
