@@ -58,7 +58,7 @@ static int64_t msg_chunks(const cs_eng_msg_t *msg, const cs_eng_peer_t *pe,
 {
     int64_t n = 0;
     for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count; m++) {
-        n += nchunks(msg[m].len, chunk);
+        n += nchunks(msg[m].len, cs_eng_msg_piece(msg[m].len, chunk));
     }
     return n;
 }
@@ -143,7 +143,10 @@ typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
  */
 typedef struct {
     cs_eng_plan_t *plan;
-    int nrecvreq;       /* receive requests (first in plan->reqs) */
+    int nrecvreq;       /* receive request slots (first in plan->reqs) */
+    int expected;       /* receive requests posted so far (a message that
+                         * may come in pieces posts them once its first
+                         * piece is in) */
     int nreq;           /* all requests; no polling when there are none */
     int done;           /* receive requests completed */
     int ndone;          /* acknowledgements sent or expected (done_reqs) */
@@ -200,36 +203,32 @@ static const cs_eng_msg_t *shm_message(const cs_eng_plan_t *plan,
 }
 
 /*
- * Unpack the package of receive peer p, whose messages are all in
- * (status: of the last one).  A package the sender left in its shared
- * send buffer arrives as a 16-byte signal (magic, offset) instead: it is
+ * Unpack the package of receive peer p, whose messages are all in.  A
+ * package the sender left in its shared send buffer arrived as a 16-byte
+ * signal (magic, offset) instead (plan->rx_signal[p], recv_done): it is
  * read from there and acknowledged, so the sender may reuse the buffer.
  * RATIONALE: the receiver tells the two apart by the size alone, so the
  * sides need not agree beforehand: such packages are at least
- * CS_ENG_SHM_MIN_FLOOR bytes and travel as one message.
+ * CS_ENG_SHM_MIN_FLOOR bytes and would travel as one message, or as
+ * pieces larger than a signal (cs_eng_msg_piece).
  */
-static void unpack_peer_now(cs_eng_plan_t *plan, int p,
-                            const MPI_Status *st, progress_t *pg);
+static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg);
 
 /* unpack_peer_now, timed */
-static void unpack_peer(cs_eng_plan_t *plan, int p, const MPI_Status *st,
-                        progress_t *pg)
+static void unpack_peer(cs_eng_plan_t *plan, int p, progress_t *pg)
 {
     double t0 = MPI_Wtime();
-    unpack_peer_now(plan, p, st, pg);
+    unpack_peer_now(plan, p, pg);
     pg->t_unpack += MPI_Wtime() - t0;
 }
 
-static void unpack_peer_now(cs_eng_plan_t *plan, int p,
-                            const MPI_Status *st, progress_t *pg)
+static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
 {
     const cs_eng_peer_t *pe = &plan->recv[p];
     const cs_eng_msg_t *mg = shm_message(plan, pe, plan->recv_msg,
                                          CS_ENG_SHM_MIN_FLOOR, plan->chunk);
     if (mg) {
-        int count = 0;
-        MPI_Get_count(st, MPI_BYTE, &count);
-        if (count == CS_ENG_SIG_BYTES) {
+        if (plan->rx_signal[p]) {
             int64_t sig[2];
             memcpy(sig, pg->rbuf + pe->buf_off + mg->buf, sizeof(sig));
             char *base = cs_eng_shm_peer(pg->comm, pe->peer);
@@ -251,6 +250,51 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p,
               pe->buf_off, pg->threads, NULL);
 }
 
+/*
+ * Receive request idx (of receive peer p) completed with status st.  The
+ * first piece of a message that may also come as a shared-buffer signal
+ * was received with the whole message's length: a signal ends the
+ * package, a piece brings the receives of the other pieces (into the
+ * slots kept after it).  With overlap, unpacks the package once all of
+ * it is in; otherwise the caller unpacks at the end.
+ */
+static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
+                      progress_t *pg)
+{
+    int p = plan->req_peer[idx];
+    const cs_eng_peer_t *pe = &plan->recv[p];
+    int count = 0;
+    MPI_Get_count(st, MPI_BYTE, &count);
+    int64_t m = plan->req_head[idx];
+    if (m >= 0 && count == CS_ENG_SIG_BYTES) {
+        plan->rx_signal[p] = 1;
+    } else if (m >= 0) {
+        const cs_eng_msg_t *mg = &plan->recv_msg[m];
+        int64_t piece = cs_eng_msg_piece(mg->len, plan->chunk);
+        char *dst = pe->zc_off >= 0 ? pg->b + pe->zc_off + mg->off
+                    : mg->doff >= 0 ? pg->b + mg->doff
+                                    : pg->rbuf + pe->buf_off + mg->buf;
+        int slot = idx + 1;
+        for (int64_t off = piece; off < mg->len; off += piece) {
+            int64_t len = mg->len - off < piece ? mg->len - off : piece;
+            check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
+                                CS_ENG_TAG, pg->comm, &plan->reqs[slot++]),
+                      "MPI_Irecv");
+            plan->remaining[p]++;
+            pg->expected++;
+        }
+    } else if (count == CS_ENG_SIG_BYTES && pe->msg_count == 1 &&
+               cs_eng_msg_piece(plan->recv_msg[pe->msg_first].len,
+                                plan->chunk) >=
+                   plan->recv_msg[pe->msg_first].len) {
+        plan->rx_signal[p] = 1; /* standing for a whole message */
+    }
+    pg->done++;
+    if (--plan->remaining[p] == 0 && pg->overlap) {
+        unpack_peer(plan, p, pg);
+    }
+}
+
 static void progress_poll(progress_t *pg)
 {
     if (!pg || pg->busy || !pg->overlap || pg->nreq == 0) {
@@ -267,11 +311,7 @@ static void progress_poll(progress_t *pg)
     }
     pg->busy = 1;
     for (int k = 0; k < out; k++) {
-        int p = plan->req_peer[plan->test_idx[k]];
-        pg->done++;
-        if (--plan->remaining[p] == 0) {
-            unpack_peer(plan, p, &plan->statuses[k], pg);
-        }
+        recv_done(plan, plan->test_idx[k], &plan->statuses[k], pg);
     }
     pg->busy = 0;
 }
@@ -439,8 +479,8 @@ static int64_t request_bytes(const cs_eng_plan_t *plan, int64_t nreq)
 {
     int64_t n = nreq + 1, npeer = plan->nsend + plan->nrecv + 1;
     return n * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int) +
-                         sizeof(MPI_Status)) +
-           (plan->nrecv + 1) * (int64_t)sizeof(int64_t) +
+                         sizeof(MPI_Status) + sizeof(int64_t)) +
+           (plan->nrecv + 1) * (int64_t)(sizeof(int64_t) + sizeof(int)) +
            npeer * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t));
 }
 
@@ -519,6 +559,8 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
         free(plan->statuses);
         free(plan->done_reqs);
         free(plan->sig);
+        free(plan->req_head);
+        free(plan->rx_signal);
         plan->nreq_cap = 0;
         size_t npeer = (size_t)plan->nsend + (size_t)plan->nrecv + 1;
         size_t n = (size_t)nreq + 1;
@@ -530,9 +572,12 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
             malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
         plan->done_reqs = malloc(npeer * sizeof(*plan->done_reqs));
         plan->sig = malloc(2 * npeer * sizeof(*plan->sig));
+        plan->req_head = malloc(n * sizeof(*plan->req_head));
+        plan->rx_signal =
+            malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->rx_signal));
         if (!plan->reqs || !plan->req_peer || !plan->remaining ||
             !plan->test_idx || !plan->statuses || !plan->done_reqs ||
-            !plan->sig) {
+            !plan->sig || !plan->req_head || !plan->rx_signal) {
             return CS_ERR_NOMEM;
         }
         plan->nreq_cap = nreq;
@@ -631,22 +676,37 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     int nr = 0;
 
     /* 1. every receive first, so senders never wait for a late post */
+    int posted = 0;
     for (int p = 0; p < plan->nrecv; p++) {
         const cs_eng_peer_t *pe = &plan->recv[p];
         plan->remaining[p] = 0;
+        plan->rx_signal[p] = 0;
+        /* the package's one message, when it may come as a signal */
+        const cs_eng_msg_t *sm = shm_message(plan, pe, plan->recv_msg,
+                                             CS_ENG_SHM_MIN_FLOOR, chunk);
         for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count;
              m++) {
             const cs_eng_msg_t *mg = &plan->recv_msg[m];
             char *dst = pe->zc_off >= 0 ? b + pe->zc_off + mg->off
                         : mg->doff >= 0 ? b + mg->doff
                                         : rbuf + pe->buf_off + mg->buf;
-            for (int64_t off = 0; off < mg->len; off += chunk) {
-                int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
-                check_mpi(MPI_Irecv(dst + off, (int)len, MPI_BYTE, pe->peer,
-                                    CS_ENG_TAG, comm, &reqs[nr]),
+            int64_t piece = cs_eng_msg_piece(mg->len, chunk);
+            int head = mg == sm && piece < mg->len;
+            for (int64_t off = 0; off < mg->len; off += piece) {
+                int64_t len = mg->len - off < piece ? mg->len - off : piece;
+                plan->req_peer[nr] = p;
+                plan->req_head[nr] = head && off == 0 ? m : -1;
+                if (head && off > 0) {
+                    /* posted by recv_done once the first piece is in */
+                    reqs[nr++] = MPI_REQUEST_NULL;
+                    continue;
+                }
+                check_mpi(MPI_Irecv(dst + off, (int)(head ? mg->len : len),
+                                    MPI_BYTE, pe->peer, CS_ENG_TAG, comm,
+                                    &reqs[nr++]),
                           "MPI_Irecv");
-                plan->req_peer[nr++] = p;
                 plan->remaining[p]++;
+                posted++;
             }
         }
     }
@@ -656,6 +716,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
      * first, see order_sends in plan.c) */
     progress_t pg = {.plan = plan,
                      .nrecvreq = nrecvreq,
+                     .expected = posted,
                      .nreq = nrecvreq + plan->nsend,
                      .comm = comm,
                      .overlap = overlap,
@@ -696,8 +757,9 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
             const char *src = pe->zc_off >= 0 ? a + pe->zc_off + mg->off
                               : mg->doff >= 0 ? a + mg->doff
                                               : sbuf + pe->buf_off + mg->buf;
-            for (int64_t off = 0; off < mg->len; off += chunk) {
-                int64_t len = mg->len - off < chunk ? mg->len - off : chunk;
+            int64_t piece = cs_eng_msg_piece(mg->len, chunk);
+            for (int64_t off = 0; off < mg->len; off += piece) {
+                int64_t len = mg->len - off < piece ? mg->len - off : piece;
                 check_mpi(MPI_Isend(src + off, (int)len, MPI_BYTE, pe->peer,
                                     CS_ENG_TAG, comm, &reqs[nr++]),
                           "MPI_Isend");
@@ -715,27 +777,16 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     double t_copied = MPI_Wtime(), u_copied = pg.t_unpack;
     /* 4. unpack each package as soon as all its chunks are in (some were
      * already unpacked by the polls above) */
-    if (overlap) {
-        for (; pg.done < nrecvreq; pg.done++) {
-            int idx;
-            MPI_Status st;
-            check_mpi(MPI_Waitany(nrecvreq, reqs, &idx, &st), "MPI_Waitany");
-            int p = plan->req_peer[idx];
-            if (--plan->remaining[p] == 0) {
-                unpack_peer(plan, p, &st, &pg);
-            }
-        }
-    } else {
-        if (nrecvreq > 0) {
-            check_mpi(MPI_Waitall(nrecvreq, reqs, plan->statuses),
-                      "MPI_Waitall");
-        }
-        /* a peer's last message is its last request */
-        for (int k = 0; k < nrecvreq; k++) {
-            int p = plan->req_peer[k];
-            if (k + 1 == nrecvreq || plan->req_peer[k + 1] != p) {
-                unpack_peer(plan, p, &plan->statuses[k], &pg);
-            }
+    while (pg.done < pg.expected) {
+        int idx;
+        MPI_Status st;
+        check_mpi(MPI_Waitany(nrecvreq, reqs, &idx, &st), "MPI_Waitany");
+        recv_done(plan, idx, &st, &pg);
+    }
+    if (!overlap) {
+        /* everything is in: unpack in the plan's order */
+        for (int p = 0; p < plan->nrecv; p++) {
+            unpack_peer(plan, p, &pg);
         }
     }
     check_mpi(wait_all(nr - nrecvreq, reqs + nrecvreq), "MPI_Waitall");
@@ -760,7 +811,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         stats_p->bytes_recv = plan->recv_bytes;
         stats_p->bytes_self = plan->self_bytes;
         stats_p->msgs_sent = nr - nrecvreq;
-        stats_p->msgs_recv = nrecvreq;
+        stats_p->msgs_recv = pg.expected;
         stats_p->threads = threads;
     }
     return CS_OK;

@@ -561,6 +561,8 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->statuses);
     free(plan->done_reqs);
     free(plan->sig);
+    free(plan->req_head);
+    free(plan->rx_signal);
     free(plan);
 }
 
