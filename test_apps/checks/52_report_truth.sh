@@ -8,7 +8,8 @@
 # m = n = 4, which COSTA_SHIM_MIN_ELEMS=100 sends to ScaLAPACK (reason
 # small; Debian's pdgemr2d_ then calls Cpdgemr2d: one nested call).  Per
 # call rank r keeps colsA(r) * rowsB(r) elements and sends colsA(r) *
-# rowsB(1 - r) in one message, colsA = numroc(100, 32, r, 0, 2), rowsB =
+# rowsB(1 - r) in one message (in MPI's eager pieces where it is small:
+# cs_eng_msg_piece), colsA = numroc(100, 32, r, 0, 2), rowsB =
 # numroc(100, 16, r, 0, 2).  Runs with COSTA_SHIM_STATS=summary, full and
 # local, and checks
 #   (a) ground truth: JSON routines, CSV rank -1 and per-rank rows, and the
@@ -23,7 +24,8 @@
 #       the engine phases match the JSON, are not negative and add up to
 #       at most the calls' time less the arrival wait, and STATS=full adds
 #       "Per rank and routine" to the file only.
-# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
+# Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
+# CS_MPI (the flavour: its eager pieces).
 set -uo pipefail
 . "$(dirname "$0")/../lib/checks_lib.sh"
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
@@ -54,8 +56,9 @@ run "$CS_OUT/summary" COSTA_SHIM_STATS=summary
 run "$CS_OUT/full" COSTA_SHIM_STATS=full
 run "$CS_OUT/local" COSTA_SHIM_STATS=local
 
-if "$PYTHON" - "$CS_OUT" <<'EOF'
+if PYTHONPATH="$(dirname "$0")/../lib" "$PYTHON" - "$CS_OUT" <<'EOF'
 import csv, glob, json, os, sys
+from cs_msgs import msgs  # the engine's eager pieces
 out = sys.argv[1]
 R, N = 3, 100
 
@@ -79,8 +82,8 @@ CNT = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "msgs_sent",
 def per_call(r):
     sent = 8 * cols_a[r] * rows_b[1 - r]
     recv = 8 * cols_a[1 - r] * rows_b[r]
-    return [1, sent, recv, 8 * cols_a[r] * rows_b[r], int(sent > 0),
-            int(recv > 0)]
+    return [1, sent, recv, 8 * cols_a[r] * rows_b[r], msgs(sent),
+            msgs(recv)]
 
 def times(v, k):
     return [k * x for x in v]
