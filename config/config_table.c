@@ -49,7 +49,10 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_THREADS", "default", NULL, CS_CFG_T_INT, CS_OFF(threads),
      cs_threads_words, 0, 65536,
      "`default` (or 0) = OpenMP default, or an integer >= 1",
-     "pack/unpack/transpose threads; 1 inside a parallel region"},
+     "pack/unpack/transpose threads; 1 inside a parallel region.  "
+     "`default`: the OpenMP default, at most this rank's cores (those of "
+     "its affinity mask when the launcher bound it, otherwise the node's "
+     "cores divided by its ranks)"},
     {"COSTA_SHIM_OVERLAP", "on", NULL, CS_CFG_T_BOOL, CS_OFF(overlap), NULL,
      0, 1, "boolean",
      "unpack as messages arrive (on), or wait for all first (off)"},

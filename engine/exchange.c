@@ -268,7 +268,7 @@ static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
     int64_t m = plan->req_head[idx];
     if (m >= 0 && count == CS_ENG_SIG_BYTES) {
         plan->rx_signal[p] = 1;
-    } else if (m >= 0) {
+    } else if (m >= 0 && count < plan->recv_msg[m].len) {
         const cs_eng_msg_t *mg = &plan->recv_msg[m];
         int64_t piece = cs_eng_msg_piece(mg->len, plan->chunk);
         char *dst = pe->zc_off >= 0 ? pg->b + pe->zc_off + mg->off

@@ -33,26 +33,10 @@
 #include "config/config.h"
 #include "config/log.h"
 #include "shim/shim_memory_int.h"
+#include "shim/shim_process_int.h"
 #include "shim/shim_plan_cache_int.h"
 
 #include <mpi.h>
-
-/* Ranks on this node according to the launcher, 1 when unknown. */
-static int64_t local_ranks(void)
-{
-    static const char *const vars[] = {"MPI_LOCALNRANKS",
-                                       "OMPI_COMM_WORLD_LOCAL_SIZE",
-                                       "SLURM_NTASKS_PER_NODE"};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-        char *end;
-        long n = v ? strtol(v, &end, 10) : 0;
-        if (v && end != v && n >= 1) {
-            return n;
-        }
-    }
-    return 1;
-}
 
 int64_t cs_shim_mem_cap(void)
 {
@@ -64,7 +48,7 @@ int64_t cs_shim_mem_cap(void)
     if (v == CS_CFG_SIZE_WORD) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         v = pages > 0 && page > 0
-                ? (int64_t)pages * (int64_t)page / local_ranks() / 4
+                ? (int64_t)pages * (int64_t)page / cs_shim_local_ranks() / 4
                 : -1;
     }
     cap = v;

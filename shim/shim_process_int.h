@@ -7,6 +7,8 @@
 #ifndef CS_SHIM_SHIM_PROCESS_INT_H
 #define CS_SHIM_SHIM_PROCESS_INT_H
 
+#include <stdint.h>
+
 /*
  * Per-thread nesting depth: > 0 while an intercepted call runs, so a
  * call that comes back into the shim (the real pdgemr2d_ calls Cpdgemr2d
@@ -42,6 +44,16 @@ int cs_shim_finalize_collective(void);
 /* 1 when MPI runs at MPI_THREAD_MULTIPLE (known after cs_shim_init_once):
  * calls may then come from several threads at once.  Local. */
 int cs_shim_thread_multiple(void);
+
+/* Ranks on this node according to the launcher (MPI_LOCALNRANKS,
+ * OMPI_COMM_WORLD_LOCAL_SIZE, SLURM_NTASKS_PER_NODE), 1 when unknown. */
+int64_t cs_shim_local_ranks(void);
+
+/* Cores this rank may use without taking another rank's: the cores of
+ * its affinity mask when the launcher bound it to fewer than the node
+ * has, otherwise the node's online cores divided by its ranks (at least
+ * 1).  The default bound of the engine's threads (shim_engine.c). */
+int cs_shim_cores_per_rank(void);
 
 /* Log an error and abort the whole job (MPI_Abort if MPI is up, else
  * abort()).  Never returns. */

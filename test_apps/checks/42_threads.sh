@@ -11,6 +11,11 @@
 #     for all threads: 4 threads aborted, 2 copied the other thread's data.)
 #   * MPI_THREAD_SERIALIZED, 2 threads whose calls overlap: the run stops
 #     with the costa-shim error naming both routines and the thread level.
+#   * the engine's default thread count (per-call trace, thr:): with
+#     OMP_NUM_THREADS=4, 2 unbound ranks use min(4, cores / 2) threads each
+#     and 1 rank min(4, cores); COSTA_SHIM_THREADS=3 gives 3 whatever the
+#     cores.  (Before the bound, 2 ranks of 2 threads on 2 cores made
+#     pdtran 9 times slower than native.)
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
 # PYTHON.
 set -uo pipefail
@@ -55,5 +60,33 @@ else
     cs_report FAIL "MPI_THREAD_SERIALIZED, overlapping calls: exit $rc, no costa-shim error naming both"
     tail -n 5 "$d/err" | sed 's/^/      | /'
 fi
+
+# default threads: OMP_NUM_THREADS capped at the rank's share of the cores
+mp=$BUILD_DIR/t/scalapack/mem_peak
+cores=$(getconf _NPROCESSORS_ONLN)  # nproc would follow OMP_NUM_THREADS
+for spec in "2 0" "1 0" "2 3"; do
+    read -r np want_cfg <<<"$spec"
+    d=$CS_OUT/threads_default.$np.$want_cfg
+    mkdir -p "$d"
+    if [ "$want_cfg" -gt 0 ]; then
+        want=$want_cfg
+    else
+        want=$((cores / np)); [ "$want" -lt 1 ] && want=1
+        [ "$want" -gt 4 ] && want=4
+    fi
+    rc=0
+    extra=()
+    [ "$want_cfg" -gt 0 ] && extra=(COSTA_SHIM_THREADS="$want_cfg")
+    timeout -k 5 120 "$MPIEXEC" -n "$np" env LD_PRELOAD="$CS_PRELOAD" \
+        OMP_NUM_THREADS=4 COSTA_SHIM_VERBOSE=1 "${extra[@]}" "$mp" \
+        --n 600 --reps 1 > "$d/out" 2> "$d/err" || rc=$?
+    got=$(grep -o ' thr:[0-9]*' "$d/err" | sort -u | tr -d ' ' | tr '\n' ' ')
+    if [ "$rc" -eq 0 ] && [ "$got" = "thr:$want " ]; then
+        cs_report ok "threads on $np rank(s), $cores cores, OMP_NUM_THREADS=4${extra:+, ${extra[*]}}: $want per call"
+    else
+        cs_report FAIL "threads on $np rank(s), $cores cores${extra:+, ${extra[*]}}: exit $rc, trace says '$got', want thr:$want"
+        tail -n 3 "$d/err" | sed 's/^/      | /'
+    fi
+done
 
 exit $((fails > 0))
