@@ -250,13 +250,23 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
               pe->buf_off, pg->threads, NULL);
 }
 
+/* Where message mg of receive peer pe lands: straight in B, or in the
+ * receive buffer. */
+static char *recv_dst(const cs_eng_peer_t *pe, const cs_eng_msg_t *mg,
+                      char *b, char *rbuf)
+{
+    return pe->zc_off >= 0 ? b + pe->zc_off + mg->off
+           : mg->doff >= 0 ? b + mg->doff
+                           : rbuf + pe->buf_off + mg->buf;
+}
+
 /*
  * Receive request idx (of receive peer p) completed with status st.  The
- * first piece of a message that may also come as a shared-buffer signal
- * was received with the whole message's length: a signal ends the
- * package, a piece brings the receives of the other pieces (into the
- * slots kept after it).  With overlap, unpacks the package once all of
- * it is in; otherwise the caller unpacks at the end.
+ * message that may also come as a shared-buffer signal was received with
+ * its whole length (its head): a signal ends the package, a first piece
+ * brings the receives of the other pieces (into the slots kept after it).
+ * With overlap, unpacks the package once all of it is in; otherwise the
+ * caller unpacks at the end.
  */
 static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
                       progress_t *pg)
@@ -271,9 +281,7 @@ static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
     } else if (m >= 0 && count < plan->recv_msg[m].len) {
         const cs_eng_msg_t *mg = &plan->recv_msg[m];
         int64_t piece = cs_eng_msg_piece(mg->len, plan->chunk);
-        char *dst = pe->zc_off >= 0 ? pg->b + pe->zc_off + mg->off
-                    : mg->doff >= 0 ? pg->b + mg->doff
-                                    : pg->rbuf + pe->buf_off + mg->buf;
+        char *dst = recv_dst(pe, mg, pg->b, pg->rbuf);
         int slot = idx + 1;
         for (int64_t off = piece; off < mg->len; off += piece) {
             int64_t len = mg->len - off < piece ? mg->len - off : piece;
@@ -283,11 +291,6 @@ static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
             plan->remaining[p]++;
             pg->expected++;
         }
-    } else if (count == CS_ENG_SIG_BYTES && pe->msg_count == 1 &&
-               cs_eng_msg_piece(plan->recv_msg[pe->msg_first].len,
-                                plan->chunk) >=
-                   plan->recv_msg[pe->msg_first].len) {
-        plan->rx_signal[p] = 1; /* standing for a whole message */
     }
     pg->done++;
     if (--plan->remaining[p] == 0 && pg->overlap) {
@@ -687,11 +690,9 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
         for (int64_t m = pe->msg_first; m < pe->msg_first + pe->msg_count;
              m++) {
             const cs_eng_msg_t *mg = &plan->recv_msg[m];
-            char *dst = pe->zc_off >= 0 ? b + pe->zc_off + mg->off
-                        : mg->doff >= 0 ? b + mg->doff
-                                        : rbuf + pe->buf_off + mg->buf;
+            char *dst = recv_dst(pe, mg, b, rbuf);
             int64_t piece = cs_eng_msg_piece(mg->len, chunk);
-            int head = mg == sm && piece < mg->len;
+            int head = mg == sm; /* a signal, the whole or a first piece */
             for (int64_t off = 0; off < mg->len; off += piece) {
                 int64_t len = mg->len - off < piece ? mg->len - off : piece;
                 plan->req_peer[nr] = p;

@@ -124,12 +124,10 @@ CS_BENCH_PROG=bench_tran COSTA_SHIM_SHM=eager \
 # take each other's cores)
 yield=$bdir/t/lib/yield_preload.so
 [ -e "$yield" ] || yield=""
-for sname in bench_scale_r1t2 bench_scale_r2t2 bench_scale_r4t1; do
-    case $sname in
-        *_r1t2) sranks=1 sthreads=2 spre="" ;;
-        *_r2t2) sranks=2 sthreads=2 spre="" ;;
-        *) sranks=4 sthreads=1 spre=$yield ;;
-    esac
+for run in "1 2" "2 2" "4 1"; do
+    read -r sranks sthreads <<<"$run"
+    sname=bench_scale_r${sranks}t$sthreads spre=""
+    [ "$sranks" -gt 2 ] && spre=$yield
     echo
     rm -f "$outdir/$sname.csv"
     for b in bench_gemr2d bench_tran; do

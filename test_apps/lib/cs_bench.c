@@ -357,6 +357,25 @@ static void slowest_phases(const double *ts, const double *ph, int reps)
     free(mine);
 }
 
+/* One timed call of a path into round r of tn (native) or tn + reps (the
+ * shim, with its engine phases into ph when all ranks have the hook). */
+static void bench_turn(cs_bench_call_fn call, void *ctx, int shim, int r,
+                       int reps, int all_phases, double *tn, double *ph)
+{
+    cs_bench_shim_set(shim);
+    if (!shim) {
+        tn[r] = timed_call(call, ctx, 0);
+        return;
+    }
+    double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES];
+    if (all_phases)
+        bench_engine_phases(p0);
+    tn[reps + r] = timed_call(call, ctx, 1);
+    if (all_phases && bench_engine_phases(p1) == 0)
+        for (int q = 0; q < CS_BENCH_PHASES; q++)
+            ph[(size_t)q * reps + r] = p1[q] - p0[q];
+}
+
 /* 1 when CS_BENCH_ORDER=alternate: native and shim calls take turns. */
 static int bench_alternate(void)
 {
@@ -386,38 +405,29 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
      * 4000 x 4000 on 2 x 1 ran 11.2-12 ms in a loop of shim calls and
      * 12-122 ms with a native call before each (2026-12-02).
      */
-    int alt = bench_alternate();
-    for (int blk = 0; blk < (alt ? 1 : 2); blk++) {
+    if (bench_alternate()) {
         for (int w = 0; w < warm; w++) {
-            for (int k = 0; k < 2; k++) {
-                int shim_turn = alt ? k : blk;
-                if ((!alt && k > 0) || (shim_turn && !have_shim))
-                    continue;
-                cs_bench_shim_set(shim_turn);
-                call(ctx, shim_turn);
+            for (int shim = 0; shim <= have_shim; shim++) {
+                cs_bench_shim_set(shim);
+                call(ctx, shim);
             }
         }
+        /* which path goes first alternates too, so neither always gets
+         * the caches the other left behind */
         for (int r = 0; r < reps; r++) {
-            /* alternating: which path goes first alternates too, so
-             * neither always gets the caches the other left behind */
             for (int k = 0; k < 2; k++) {
-                int shim_turn = alt ? (k == 0) == (r % 2 == 1) : blk;
-                if ((!alt && k > 0) || (shim_turn && !have_shim))
-                    continue;
-                cs_bench_shim_set(shim_turn);
-                double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES];
-                if (shim_turn && all_phases)
-                    bench_engine_phases(p0);
-                if (shim_turn)
-                    ts[r] = timed_call(call, ctx, 1);
-                if (shim_turn && all_phases &&
-                    bench_engine_phases(p1) == 0) {
-                    for (int q = 0; q < CS_BENCH_PHASES; q++)
-                        ph[(size_t)q * reps + r] = p1[q] - p0[q];
-                }
-                if (!shim_turn)
-                    tn[r] = timed_call(call, ctx, 0);
+                int shim = (k == 0) == (r % 2 == 1);
+                if (!shim || have_shim)
+                    bench_turn(call, ctx, shim, r, reps, all_phases, tn, ph);
             }
+        }
+    } else {
+        for (int shim = 0; shim <= have_shim; shim++) {
+            cs_bench_shim_set(shim);
+            for (int w = 0; w < warm; w++)
+                call(ctx, shim);
+            for (int r = 0; r < reps; r++)
+                bench_turn(call, ctx, shim, r, reps, all_phases, tn, ph);
         }
     }
     if (!have_shim)
