@@ -72,8 +72,9 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "bound on one call's send and receive buffers per rank: a call that "
      "could need more is cut into panels of whole target columns (or "
      "rows), run one after the other through the same buffer, with the "
-     "same results.  `auto`: the larger of 64 MiB and an eighth of what "
-     "the busiest rank sends plus receives; `inf`: never cut.  Must be the "
+     "same results.  `auto`: 512 KiB per process of the larger grid, at "
+     "least 8 MiB and at most 64 MiB (a first call faults in every new "
+     "page); `inf`: never cut.  Must be the "
      "same on every rank"},
     {"COSTA_SHIM_SHM", "auto", NULL, CS_CFG_T_ENUM, CS_OFF(shm), cs_shm_words,
      0, 0, "`off`, `auto`, `eager`",

@@ -232,11 +232,17 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                const cs_eng_op_t *op, int me,
                                cs_eng_plan_t **plan_p);
 
-/* ws_max of cs_eng_plan_create_bounded(): the larger of
- * CS_ENG_WS_AUTO_MIN and an eighth of what the busiest rank sends plus
- * receives. */
+/* ws_max of cs_eng_plan_create_bounded(): CS_ENG_WS_AUTO_PER_RANK per
+ * process of the larger grid, at least CS_ENG_WS_AUTO_MIN and at most
+ * CS_ENG_WS_AUTO_MAX (cs_eng_ws_auto). */
 #define CS_ENG_WS_AUTO ((int64_t)-1)
-#define CS_ENG_WS_AUTO_MIN ((int64_t)64 << 20)
+#define CS_ENG_WS_AUTO_MIN ((int64_t)8 << 20)
+#define CS_ENG_WS_AUTO_MAX ((int64_t)64 << 20)
+#define CS_ENG_WS_AUTO_PER_RANK ((int64_t)512 << 10)
+
+/* The bound CS_ENG_WS_AUTO stands for, for layouts a and b.  Global
+ * information only, so every rank computes the same. */
+int64_t cs_eng_ws_auto(const cs_eng_layout_t *a, const cs_eng_layout_t *b);
 /* Most panels one plan is cut into (a tighter bound is not honoured). */
 #define CS_ENG_PANELS_MAX 1024
 

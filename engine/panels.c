@@ -294,6 +294,35 @@ static cs_status_t cut(const cs_eng_layout_t *a, const cs_eng_layout_t *b,
     return CS_OK;
 }
 
+/*
+ * RATIONALE: the default bound is small, because every byte of a new
+ * workspace is a page the first call of a shape faults in, and on a
+ * virtual machine a fresh page costs far more than the copy into it (up
+ * to 1.7 ms per MiB here: a 70 MiB workspace made pdtran_ 4000 x 4000's
+ * first call 133 ms against 10 ms later on), while panels cost no steady
+ * time.  Measured (2026-12-03, bench_tran / bench_gemr2d, 2 runs each,
+ * 2 ranks unless said; bound 8 MiB against the former default, the
+ * larger of 64 MiB and an eighth of the busiest rank's bytes): first
+ * calls pdtran 4000 a 26-30 ms (was 17-136), h 11-36 (142-238), 4096 k
+ * 21-28 (91-120), pdgemr2d 1 x 2 -> 2 x 1 77 (179-232); steady state
+ * a 8.0-9.6 (9.0-9.4), h 10.3-10.5 (8.2-8.4), k 12.4-13.4 (12.2-12.3),
+ * 8000 j 48 (51), gemr2d c 7.6-8.3 (6.8-7.2); with the shared send
+ * buffer a 8.4-9.1 (10.0-11.7); on 4 ranks a 13.7-14.9 (20.6-23.7), h
+ * 14.0-14.4 (19.4-21.4); held memory 14 MiB instead of 70-104.  With many
+ * ranks the panel's buffers are shared among more peers, so the bound
+ * grows with the grid (512 KiB per process keeps a message to each peer
+ * at least 256 KiB each way) up to the former 64 MiB.
+ */
+int64_t cs_eng_ws_auto(const cs_eng_layout_t *a, const cs_eng_layout_t *b)
+{
+    int64_t pa = (int64_t)a->nprow * a->npcol;
+    int64_t pb = (int64_t)b->nprow * b->npcol;
+    int64_t ws = (pa > pb ? pa : pb) * CS_ENG_WS_AUTO_PER_RANK;
+    return ws < CS_ENG_WS_AUTO_MIN   ? CS_ENG_WS_AUTO_MIN
+           : ws > CS_ENG_WS_AUTO_MAX ? CS_ENG_WS_AUTO_MAX
+                                     : ws;
+}
+
 cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
                                        const cs_eng_layout_t *b,
                                        const cs_eng_op_t *op, int me,
@@ -309,9 +338,9 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
         xf.mode == CS_XM_NOP) {
         return cs_eng_plan_create(a, b, op, me, plan_p); /* nothing sent */
     }
+    int64_t ws = ws_max > 0 ? ws_max : cs_eng_ws_auto(a, b);
     int64_t quick = quick_bytes(a, b, op);
-    if (quick >= 0 &&
-        quick <= (ws_max > 0 ? ws_max : CS_ENG_WS_AUTO_MIN)) {
+    if (quick >= 0 && quick <= ws) {
         return cs_eng_plan_create(a, b, op, me, plan_p);
     }
     int64_t need = 0;
@@ -319,9 +348,6 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
     if (st != CS_OK) {
         return st;
     }
-    int64_t ws = ws_max > 0 ? ws_max
-                 : need / 8 > CS_ENG_WS_AUTO_MIN ? need / 8
-                                                 : CS_ENG_WS_AUTO_MIN;
     if (need <= ws) {
         return cs_eng_plan_create(a, b, op, me, plan_p);
     }

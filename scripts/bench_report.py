@@ -79,7 +79,7 @@ def read_rows(paths, notes=None):
                     r["size"] = int(r["size"])
                     # newer than the baseline file: may be missing
                     for k in ("mpi_floor_ms", "native_mem_mb", "shim_mem_mb",
-                              "shim_held_mb") + PHASES:
+                              "shim_held_mb") + PHASES + FIRST_PHASES:
                         r[k] = float(r[k]) if r.get(k) else None
                     r["ok"] = int(r["ok"])
                 except (KeyError, ValueError) as e:
@@ -90,6 +90,8 @@ def read_rows(paths, notes=None):
 
 # the engine's phases of a shim call (costa_shim_engine_phases), ms
 PHASES = ("pack_ms", "local_ms", "unpack_ms", "xfer_ms")
+# the same for the shim's first call of a case
+FIRST_PHASES = tuple("first_" + k for k in PHASES)
 
 
 def key(r):
@@ -227,6 +229,28 @@ def phase_table(an):
             [f"{short(a['bench'])} {a['case']}", a["description"],
              fmt(a["shim_ms"])] + [fmt(a[k]) for k in PHASES] +
             [fmt(rest), fmt(a["mpi_floor_ms"])]) + " |")
+    return lines
+
+
+def first_table(an):
+    """What each case's first shim call paid, by phase; [] without the
+    first-call phase columns."""
+    rows = [a for a in an if a["shim_first_ms"] > 0 and
+            all(a.get(k) is not None for k in FIRST_PHASES)]
+    if not rows:
+        return []
+    head = ["case", "description", "1st call ms", "pack ms", "local ms",
+            "unpack ms", "xfer ms", "rest ms", "median ms", "1st/median",
+            "native 1st ms"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    for a in rows:
+        rest = a["shim_first_ms"] - sum(a[k] for k in FIRST_PHASES)
+        lines.append("| " + " | ".join(
+            [f"{short(a['bench'])} {a['case']}", a["description"],
+             fmt(a["shim_first_ms"])] + [fmt(a[k]) for k in FIRST_PHASES] +
+            [fmt(rest), fmt(a["shim_ms"]), fmt(a["first"], 2),
+             fmt(a["native_first_ms"])]) + " |")
     return lines
 
 
@@ -440,8 +464,8 @@ def main():
               "call) above the size before it, for the shim with what it "
               "holds between calls (workspace, cached plans) counted in; "
               "*held MiB*: the most the shim held after a call of the "
-              "case, since COSTA_SHIM_WORKSPACE (default: the larger of "
-              "64 MiB and an eighth of what the busiest rank moves) "
+              "case, since COSTA_SHIM_WORKSPACE (default: 512 KiB per "
+              "process of the larger grid, 8 to 64 MiB) "
               "bounds one call's buffers.  "
               "*prev copy floor %*: the copy-floor "
               "fraction of the previous release, measured with its "
@@ -492,6 +516,24 @@ def main():
                    "the decision exchange, the plan lookup and the "
                    "checks.", ""]
             md += ph
+        fp = first_table(an)
+        if fp:
+            md += ["", "## What a first call pays", "",
+                   "The first shim call of each case of the first table "
+                   "(issue 18, item 2), split into the same phases on the "
+                   "rank whose first call took longest.  *rest*: *1st "
+                   "call* minus the four: the plan built, the workspace "
+                   "reserved (its new pages faulted in, one store per "
+                   "page), the shared send buffer made where it is, MPI's "
+                   "one-time costs (the first reduction and message on "
+                   "the shim's communicator) and the arrival.  "
+                   "`COSTA_SHIM_VERBOSE=2` prints the plan's and the "
+                   "reservation's times of every first call of a shape "
+                   "(`COSTA_SHIM_PLAN ... plan:... reserve:...`).  A "
+                   "phase well above its *median* line in the table above "
+                   "is paying for pages touched for the first time from "
+                   "this process (docs/design.md, First calls).", ""]
+            md += fp
         sc = scale_section(o.scale_dir, an) if o.scale_dir else []
         if sc:
             md += ["", "## How it scales", "",

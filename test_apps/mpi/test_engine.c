@@ -901,9 +901,32 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
     ncases_run++;
 }
 
+/* The default workspace bound (cs_eng_ws_auto): 512 KiB per process of
+ * the larger grid, between 8 and 64 MiB; only the grid shapes matter. */
+static void check_ws_auto(void)
+{
+    static const int g[][4] = {{1, 1, 1, 2},  {2, 1, 1, 1},   {4, 4, 2, 2},
+                               {4, 8, 1, 2},  {2, 2, 6, 6},   {8, 16, 1, 1},
+                               {16, 16, 4, 4}, {64, 64, 1, 2}};
+    static const int64_t want_mib[] = {8, 8, 8, 16, 18, 64, 64, 64};
+    for (size_t k = 0; k < sizeof(want_mib) / sizeof(want_mib[0]); k++) {
+        cs_eng_layout_t a = {0}, b = {0};
+        a.nprow = g[k][0];
+        a.npcol = g[k][1];
+        b.nprow = g[k][2];
+        b.npcol = g[k][3];
+        int64_t got = cs_eng_ws_auto(&a, &b);
+        CS_TEST_CHECK(got == want_mib[k] << 20,
+                      "default workspace bound for %dx%d and %dx%d grids: "
+                      "%" PRId64 " bytes, want %" PRId64 " MiB",
+                      g[k][0], g[k][1], g[k][2], g[k][3], got, want_mib[k]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    check_ws_auto();
     int wrank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
