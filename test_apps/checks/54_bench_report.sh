@@ -17,6 +17,8 @@
 #       the 2-rank run's, for the cases both have;
 #   (c) --md and --svg write the page (table, targets, baseline note) and
 #       an SVG with one polyline per series and path;
+#   (f) the first calls' phase columns give the table "What a first call
+#       pays", rest = first call minus its four phases;
 #   (d) no rows is a usage error (exit 1 with a message, no traceback).
 # Environment (run_checks.sh): CS_OUT, CS_TOP, PYTHON.
 set -uo pipefail
@@ -130,6 +132,23 @@ if grep -qF '| tran a | pdtran 4000x4000 | 0.250 | 120 | 0.500 | 25 |' scale.txt
 else
     cs_report FAIL "(e) scaling table wrong"
     cat scale.txt
+fi
+
+# (f) the first calls' phases: a table with 1st call minus the four
+# phases as rest, only for rows that have them
+{
+    echo "$head,mpi_floor_ms,native_mem_mb,shim_mem_mb,shim_held_mb,pack_ms,local_ms,unpack_ms,xfer_ms,first_pack_ms,first_local_ms,first_unpack_ms,first_xfer_ms"
+    echo 'bench_tran,a,"pdtran 4000x4000",4000,15,20,5,4,21,30,1,6,1,2,1,1,2,1,0.5,3,4,2.5,0.25'
+    echo 'bench_tran,b,"pdtran 4000x4000 a=2",4000,15,20,5,4,21,30,1,6,1,2,1,1,2,1,0.5,,,,'
+} > first.csv
+"$PYTHON" "$tool" --csv first.csv --md first.md > first.txt 2>&1
+if grep -q '^## What a first call pays' first.md &&
+   grep -qF '| tran a | pdtran 4000x4000 | 30.000 | 3.000 | 4.000 | 2.500 | 0.250 | 20.250 | 5.000 | 6.00 | 21.000 |' first.md &&
+   [ "$(sed -n '/^## What a first call pays/,/^## /p' first.md | grep -c '^| tran ')" = 1 ]; then
+    cs_report ok "(f) first calls: phases and rest (30 - 9.75 = 20.25 ms), rows without them left out"
+else
+    cs_report FAIL "(f) first-call table wrong"
+    sed -n '/^## What a first call pays/,$p' first.md
 fi
 
 # (d) nothing to report

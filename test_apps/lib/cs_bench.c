@@ -23,6 +23,8 @@ static engine_phases_fn bench_engine_phases;
  * unpack, transfer) the median over the calls of the phase on the rank
  * that took longest in that call, ms; -1 without the hook. */
 static double bench_phase_ms[CS_BENCH_PHASES] = {-1, -1, -1, -1};
+/* The same for the last shim cs_bench_time_once (one call). */
+static double bench_first_phase_ms[CS_BENCH_PHASES] = {-1, -1, -1, -1};
 /* The case's memory, local bytes: per path (0 native, 1 shim) the most a
  * call raised the resident size above the application's own (the shim's:
  * what it held before the call counted in), and the most the shim held
@@ -303,6 +305,8 @@ static double timed_call(cs_bench_call_fn call, void *ctx, int shim)
 void cs_bench_phases(cs_bench_row_t *row)
 {
     memcpy(row->phase_ms, bench_phase_ms, sizeof(row->phase_ms));
+    memcpy(row->first_phase_ms, bench_first_phase_ms,
+           sizeof(row->first_phase_ms));
 }
 
 void cs_bench_mem_start(void)
@@ -319,18 +323,46 @@ void cs_bench_mem_end(cs_bench_row_t *row)
     row->shim_held_mb = all[2] / (1 << 20);
 }
 
+static int all_have_phases(int shim);
+static void slowest_phases(const double *ts, const double *ph, int reps,
+                           double *out_ms);
+
 double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
 {
     cs_bench_shim_set(shim);
+    int phases = all_have_phases(shim);
+    double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES] = {0};
+    if (phases)
+        bench_engine_phases(p0);
     double t = timed_call(call, ctx, shim), tmax = 0.0;
+    if (phases && bench_engine_phases(p1) == 0)
+        for (int q = 0; q < CS_BENCH_PHASES; q++)
+            p1[q] -= p0[q];
+    /* a first call's phases say what it paid where (issue 18, item 2) */
+    if (phases)
+        slowest_phases(&t, p1, 1, bench_first_phase_ms);
+    else
+        for (int q = 0; q < CS_BENCH_PHASES; q++)
+            bench_first_phase_ms[q] = -1.0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return 1e3 * tmax;
 }
 
-/* bench_phase_ms from each rank's shim call times ts[reps] and phases
- * ph[phase * reps + call]: per call the phases of the rank whose call
- * took longest, then per phase the median over the calls (collective). */
-static void slowest_phases(const double *ts, const double *ph, int reps)
+/* 1 when path shim is the shim's and every rank has the phases hook
+ * (collective). */
+static int all_have_phases(int shim)
+{
+    int phases = shim && bench_engine_phases, all = 0;
+    MPI_Allreduce(&phases, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* out_ms[CS_BENCH_PHASES] from each rank's shim call times ts[reps] and
+ * phases ph[phase * reps + call]: per call the phases of the rank whose
+ * call took longest, then per phase the median over the calls
+ * (collective). */
+static void slowest_phases(const double *ts, const double *ph, int reps,
+                           double *out_ms)
 {
     int np;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -350,7 +382,7 @@ static void slowest_phases(const double *ts, const double *ph, int reps)
                     slow = p;
             pick[r] = all[(size_t)slow * per + reps + (size_t)k * reps + r];
         }
-        bench_phase_ms[k] = 1e3 * cs_median(pick, reps);
+        out_ms[k] = 1e3 * cs_median(pick, reps);
     }
     free(pick);
     free(all);
@@ -392,8 +424,7 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
     /* the engine's phases of each shim call (the hook's difference) */
     size_t nph = (size_t)reps * CS_BENCH_PHASES;
     double *ph = cs_bench_xmalloc(nph * sizeof(double));
-    int phases = have_shim && bench_engine_phases, all_phases = 0;
-    MPI_Allreduce(&phases, &all_phases, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int all_phases = all_have_phases(have_shim);
     memset(ph, 0, nph * sizeof(double));
     /*
      * RATIONALE: by default each path runs its warm-up and timed calls as
@@ -437,7 +468,7 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
     *native_ms = 1e3 * cs_median(tmax, reps);
     *shim_ms = have_shim ? 1e3 * cs_median(tmax + reps, reps) : 0.0;
     if (all_phases)
-        slowest_phases(ts, ph, reps);
+        slowest_phases(ts, ph, reps, bench_phase_ms);
     else
         for (int k = 0; k < CS_BENCH_PHASES; k++)
             bench_phase_ms[k] = -1.0;
@@ -511,12 +542,16 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
         snprintf(ratio_s, sizeof ratio_s, "%.3f",
                  row->shim_ms / row->native_ms);
     }
-    char ph[CS_BENCH_PHASES][32];
+    char ph[CS_BENCH_PHASES][32], fph[CS_BENCH_PHASES][32];
     for (int k = 0; k < CS_BENCH_PHASES; k++) {
         if (have_shim && row->phase_ms[k] >= 0)
             snprintf(ph[k], sizeof ph[k], "%.3f", row->phase_ms[k]);
         else
             snprintf(ph[k], sizeof ph[k], "-");
+        if (have_shim && row->first_phase_ms[k] >= 0)
+            snprintf(fph[k], sizeof fph[k], "%.3f", row->first_phase_ms[k]);
+        else
+            snprintf(fph[k], sizeof fph[k], "-");
     }
     printf("%-4s %-*s %5d %10.3f %10s %8s %8.3f %8.3f %8.3f %10.3f %7.2f "
            "%8.1f %8.1f %8.1f %8s %8s %8s %8s %5s\n",
@@ -530,14 +565,15 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
     if (bench_csv) {
         fprintf(bench_csv,
                 "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.3f,"
-                "%.3f,%.3f,%s,%s,%s,%s\n",
+                "%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n",
                 bench_csv_name, row->label, row->what, row->size, row->reps,
                 row->native_ms, have_shim ? row->shim_ms : 0.0, row->floor_ms,
                 row->native_first_ms, have_shim ? row->shim_first_ms : 0.0,
                 row->ok, row->mpi_floor_ms, row->native_mem_mb,
                 have_shim ? row->shim_mem_mb : 0.0,
                 have_shim ? row->shim_held_mb : 0.0, csv_ph(ph[0]),
-                csv_ph(ph[1]), csv_ph(ph[2]), csv_ph(ph[3]));
+                csv_ph(ph[1]), csv_ph(ph[2]), csv_ph(ph[3]), csv_ph(fph[0]),
+                csv_ph(fph[1]), csv_ph(fph[2]), csv_ph(fph[3]));
         fflush(bench_csv);
     }
 }
@@ -555,7 +591,8 @@ void cs_bench_csv_open(const char *path, const char *bench)
                            "shim_ms,floor_ms,native_first_ms,shim_first_ms,"
                            "ok,mpi_floor_ms,native_mem_mb,shim_mem_mb,"
                            "shim_held_mb,pack_ms,local_ms,unpack_ms,"
-                           "xfer_ms\n");
+                           "xfer_ms,first_pack_ms,first_local_ms,"
+                           "first_unpack_ms,first_xfer_ms\n");
 }
 
 void cs_bench_csv_close(void)

@@ -120,9 +120,13 @@ typedef struct {
     /* cs_bench_phases(): per engine phase, the median over the timed shim
      * calls of its max over ranks, ms; -1 without the hook */
     double phase_ms[CS_BENCH_PHASES];
+    /* the same for the shim's first call (cs_bench_time_once): the phases
+     * of the rank whose first call took longest; -1 without the hook */
+    double first_phase_ms[CS_BENCH_PHASES];
 } cs_bench_row_t;
 
-/* Fill row->phase_ms from the last cs_bench_time(). */
+/* Fill row->phase_ms from the last cs_bench_time() and
+ * row->first_phase_ms from the last shim cs_bench_time_once(). */
 void cs_bench_phases(cs_bench_row_t *row);
 
 /* Memory of a case: cs_bench_mem_start() before its first call (local),
