@@ -243,6 +243,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
 /* The bound CS_ENG_WS_AUTO stands for, for layouts a and b.  Global
  * information only, so every rank computes the same. */
 int64_t cs_eng_ws_auto(const cs_eng_layout_t *a, const cs_eng_layout_t *b);
+
 /* Most panels one plan is cut into (a tighter bound is not honoured). */
 #define CS_ENG_PANELS_MAX 1024
 

@@ -59,6 +59,10 @@
  * (alpha/beta of complex routines as "re,im"; --ib/--jb and --ic/--jc,
  * --descb and --descc are synonyms), plus
  *   --reps N   calls to time (default 5)
+ *   --dirty M  before each call (untimed) every process writes M MiB of
+ *              a buffer of its own: the caches and TLB an application's
+ *              work between two calls leaves behind (default 0: calls back
+ *              to back, everything hot)
  *   --help
  * Unknown options are errors.  Exit status: 0; 1 on a failed run; 2 on
  * bad usage (too few processes for the grids included).
@@ -600,7 +604,7 @@ static void usage(FILE *f)
             "--jc J\n"
             "         [--descb LIST | --descc LIST] [--ictxt N] "
             "[--grida PxQ[RCM]]\n"
-            "         [--gridb PxQ[RCM]] [--reps N]\n"
+            "         [--gridb PxQ[RCM]] [--reps N] [--dirty MIB]\n"
             "The arguments `costa_shim_report.py replay LOG` prints; see "
             "the header of\ntest_apps/bench/replay_call.c.\n");
 }
@@ -676,7 +680,7 @@ int main(int argc, char **argv)
     grid_t ga, gb;
     memset(&ga, 0, sizeof ga);
     memset(&gb, 0, sizeof gb);
-    int reps = 5, rc = 0, help = 0, logged_ictxt = 0;
+    int reps = 5, rc = 0, help = 0, logged_ictxt = 0, dirty_mib = 0;
     int have_m = 0, have_n = 0, have_ia = 0, have_ja = 0, have_ib = 0,
         have_jb = 0, have_alpha = 0, have_beta = 0;
     const char *routine = NULL, *bad = NULL;
@@ -756,6 +760,8 @@ int main(int argc, char **argv)
             e = parse_grid(v, &gb);
         } else if (!strcmp(key, "reps")) {
             e = parse_int(v, &reps) || reps < 1;
+        } else if (!strcmp(key, "dirty")) {
+            e = parse_int(v, &dirty_mib) || dirty_mib < 0;
         } else {
             e = 1;
         }
@@ -871,11 +877,15 @@ int main(int argc, char **argv)
 
     /* the timed repetitions */
     double *times = xmalloc((size_t)reps * sizeof(double));
+    size_t dirty_bytes = (size_t)dirty_mib << 20;
+    unsigned char *dirty = dirty_bytes ? xmalloc(dirty_bytes) : NULL;
     uint64_t first = 0;
     double lsum = 0;
     int varies = 0;
     for (int r = 0; r < reps; r++) {
         mat_reset(&b);
+        if (dirty)
+            memset(dirty, r & 0xff, dirty_bytes);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (calls)
@@ -924,6 +934,7 @@ int main(int argc, char **argv)
                             "repetitions of the same call\n");
         free(all);
     }
+    free(dirty);
     free(times);
     free(a.data);
     free(a.init);
