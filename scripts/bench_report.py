@@ -213,45 +213,40 @@ def table(an):
     return lines
 
 
-def phase_table(an):
-    """Where each case's shim time goes; [] without phase columns."""
-    rows = [a for a in an if a["shim_ms"] > 0 and
-            all(a.get(k) is not None for k in PHASES)]
+def split_table(an, total, phases, total_head, tail_head, tail):
+    """Rows of an split into phases (columns), rest = total minus them,
+    then tail(a)'s columns; [] when no row has all the phase columns."""
+    rows = [a for a in an if a[total] > 0 and
+            all(a.get(k) is not None for k in phases)]
     if not rows:
         return []
-    head = ["case", "description", "shim ms", "pack ms", "local ms",
-            "unpack ms", "xfer ms", "rest ms", "mpi floor ms"]
+    head = ["case", "description", total_head, "pack ms", "local ms",
+            "unpack ms", "xfer ms", "rest ms"] + tail_head
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join("---" for _ in head) + "|"]
     for a in rows:
-        rest = a["shim_ms"] - sum(a[k] for k in PHASES)
+        rest = a[total] - sum(a[k] for k in phases)
         lines.append("| " + " | ".join(
             [f"{short(a['bench'])} {a['case']}", a["description"],
-             fmt(a["shim_ms"])] + [fmt(a[k]) for k in PHASES] +
-            [fmt(rest), fmt(a["mpi_floor_ms"])]) + " |")
+             fmt(a[total])] + [fmt(a[k]) for k in phases] +
+            [fmt(rest)] + tail(a)) + " |")
     return lines
+
+
+def phase_table(an):
+    """Where each case's shim time goes; [] without phase columns."""
+    return split_table(an, "shim_ms", PHASES, "shim ms", ["mpi floor ms"],
+                       lambda a: [fmt(a["mpi_floor_ms"])])
 
 
 def first_table(an):
     """What each case's first shim call paid, by phase; [] without the
     first-call phase columns."""
-    rows = [a for a in an if a["shim_first_ms"] > 0 and
-            all(a.get(k) is not None for k in FIRST_PHASES)]
-    if not rows:
-        return []
-    head = ["case", "description", "1st call ms", "pack ms", "local ms",
-            "unpack ms", "xfer ms", "rest ms", "median ms", "1st/median",
-            "native 1st ms"]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" for _ in head) + "|"]
-    for a in rows:
-        rest = a["shim_first_ms"] - sum(a[k] for k in FIRST_PHASES)
-        lines.append("| " + " | ".join(
-            [f"{short(a['bench'])} {a['case']}", a["description"],
-             fmt(a["shim_first_ms"])] + [fmt(a[k]) for k in FIRST_PHASES] +
-            [fmt(rest), fmt(a["shim_ms"]), fmt(a["first"], 2),
-             fmt(a["native_first_ms"])]) + " |")
-    return lines
+    return split_table(
+        an, "shim_first_ms", FIRST_PHASES, "1st call ms",
+        ["median ms", "1st/median", "native 1st ms"],
+        lambda a: [fmt(a["shim_ms"]), fmt(a["first"], 2),
+                   fmt(a["native_first_ms"])])
 
 
 def svg_chart(an):

@@ -323,31 +323,6 @@ void cs_bench_mem_end(cs_bench_row_t *row)
     row->shim_held_mb = all[2] / (1 << 20);
 }
 
-static int all_have_phases(int shim);
-static void slowest_phases(const double *ts, const double *ph, int reps,
-                           double *out_ms);
-
-double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
-{
-    cs_bench_shim_set(shim);
-    int phases = all_have_phases(shim);
-    double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES] = {0};
-    if (phases)
-        bench_engine_phases(p0);
-    double t = timed_call(call, ctx, shim), tmax = 0.0;
-    if (phases && bench_engine_phases(p1) == 0)
-        for (int q = 0; q < CS_BENCH_PHASES; q++)
-            p1[q] -= p0[q];
-    /* a first call's phases say what it paid where (issue 18, item 2) */
-    if (phases)
-        slowest_phases(&t, p1, 1, bench_first_phase_ms);
-    else
-        for (int q = 0; q < CS_BENCH_PHASES; q++)
-            bench_first_phase_ms[q] = -1.0;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return 1e3 * tmax;
-}
-
 /* 1 when path shim is the shim's and every rank has the phases hook
  * (collective). */
 static int all_have_phases(int shim)
@@ -387,6 +362,27 @@ static void slowest_phases(const double *ts, const double *ph, int reps,
     free(pick);
     free(all);
     free(mine);
+}
+
+double cs_bench_time_once(cs_bench_call_fn call, void *ctx, int shim)
+{
+    cs_bench_shim_set(shim);
+    int phases = all_have_phases(shim);
+    double p0[CS_BENCH_PHASES] = {0}, p1[CS_BENCH_PHASES] = {0};
+    if (phases)
+        bench_engine_phases(p0);
+    double t = timed_call(call, ctx, shim), tmax = 0.0;
+    if (phases && bench_engine_phases(p1) == 0)
+        for (int q = 0; q < CS_BENCH_PHASES; q++)
+            p1[q] -= p0[q];
+    /* a first call's phases say what it paid where (issue 18, item 2) */
+    if (phases)
+        slowest_phases(&t, p1, 1, bench_first_phase_ms);
+    else
+        for (int q = 0; q < CS_BENCH_PHASES; q++)
+            bench_first_phase_ms[q] = -1.0;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return 1e3 * tmax;
 }
 
 /* One timed call of a path into round r of tn (native) or tn + reps (the
