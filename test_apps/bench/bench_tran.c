@@ -368,6 +368,9 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     res.native_first_ms = cs_bench_time_once(call_case, &cx, 0);
     long bad_native = check_expected(&cn, g, c), bad_shim = 0;
     if (have_shim) {
+        /* the shim's target as freshly written as native's (see
+         * bench_gemr2d.c) */
+        dmat_fill(&cs, g, gen_c);
         res.shim_first_ms = cs_bench_time_once(call_case, &cx, 1);
         bad_shim =
             memcmp(cn.data, cs.data, cn.count * sizeof(double)) != 0;
