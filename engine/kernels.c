@@ -155,8 +155,19 @@ transpose_strips(size_t es, int cj, int64_t b, cs_eng_tkern_t kern,
 {
     int64_t cb = cols / b * b, e = (int64_t)es;
     int64_t rb = rows / ts * ts;
+    /* short source rows: the next strip's asked for while this one is
+     * transposed, a line of each of its rows per line of this one's */
+    int ahead = cols * e <= CS_ENG_PREFETCH_AHEAD_MAX;
     for (int64_t r0 = 0; r0 < rb; r0 += ts) {
+        int64_t nnext = ahead ? rows - r0 - ts : 0;
+        nnext = nnext < ts ? nnext : ts;
+        const char *nx = s + (r0 + ts) * srs * e;
         for (int64_t c = 0; c < cb; c += b) {
+            if ((c * e) % 64 == 0) {
+                for (int64_t i = 0; i < nnext; i++) {
+                    __builtin_prefetch(nx + (i * srs + c) * e, 0, 0);
+                }
+            }
             for (int64_t r = r0; r < r0 + ts; r += b) {
                 kern(s + (r * srs + c) * e, srs, d + (r + c * dcs) * e, dcs);
             }
