@@ -308,6 +308,48 @@ static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
  * and half by the next; 64 took a 4000 x 4000 pdtran's local transpose
  * from 5.5 to 4.7-5.0 ms per rank.
  */
+/*
+ * The streaming transpose where both sides alias: target columns a
+ * multiple of 512 bytes apart (cs_eng_strip_bytes) and source rows a
+ * multiple of 2 KiB.  CS_ENG_TST_COLS target columns of CS_ENG_TST_BYTES
+ * each are transposed into a buffer whose columns do not alias, then each
+ * streams to the target in one burst.  RATIONALE: measured (bench_tran, 2
+ * ranks, 15 calls, 3 alternating runs, CI machine): pdtran 4096 x 4096 on
+ * 1 x 2 (local ld 4096, packages 2 KiB apart) 12.9-13.9 -> 11.1-12.4 ms,
+ * its local copy 4.3-4.8 -> 3.7-4.0 and unpack 3.8-4.2 -> 2.9-3.3 ms.
+ * With the target alone aliasing it lost: pdtran 4000 x 4000 on 2 x 1
+ * (target ld 2048, packages 1952 bytes apart) unpacked in 2.8-2.9 ms
+ * instead of 1.9.  Copying the source strip into such a buffer instead
+ * (the reads' cache sets) lost on both (local 4.2-4.6 -> 4.5-5.3 ms).
+ */
+enum { CS_ENG_TST_BYTES = 1024, CS_ENG_TST_COLS = 32 };
+
+__attribute__((target("avx"))) static void copy_stream(char *d,
+                                                       const char *s,
+                                                       size_t n);
+
+static void transpose_stream_staged(size_t es, int cj, int64_t rows,
+                                    int64_t cols, const char *s, int64_t srs,
+                                    char *d, int64_t dcs)
+{
+    enum { BST = CS_ENG_TST_BYTES + 64 };
+    _Alignas(64) char buf[CS_ENG_TST_COLS * BST];
+    int64_t e = (int64_t)es, rw = CS_ENG_TST_BYTES / e;
+    for (int64_t r0 = 0; r0 < rows; r0 += rw) {
+        int64_t nr = rows - r0 < rw ? rows - r0 : rw;
+        for (int64_t c0 = 0; c0 < cols; c0 += CS_ENG_TST_COLS) {
+            int64_t nc = cols - c0 < CS_ENG_TST_COLS ? cols - c0
+                                                     : CS_ENG_TST_COLS;
+            tfun(es, cj, 0)(nr, nc, s + (r0 * srs + c0) * e, srs, buf,
+                            BST / e);
+            for (int64_t k = 0; k < nc; k++) {
+                copy_stream(d + (r0 + (c0 + k) * dcs) * e, buf + k * BST,
+                            (size_t)(nr * e));
+            }
+        }
+    }
+}
+
 static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
@@ -320,8 +362,13 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
     peel = peel < rows ? peel : rows;
     int64_t e = (int64_t)es;
     tfun(es, cj, 0)(peel, cols, s, srs, d, dcs);
-    tfun(es, cj, 1)(rows - peel, cols, s + peel * srs * e, srs, d + peel * e,
-                    dcs);
+    if (cs_eng_strip_bytes(dcs * e) > 64 && (srs * e) % 2048 == 0) {
+        transpose_stream_staged(es, cj, rows - peel, cols, s + peel * srs * e,
+                                srs, d + peel * e, dcs);
+    } else {
+        tfun(es, cj, 1)(rows - peel, cols, s + peel * srs * e, srs,
+                        d + peel * e, dcs);
+    }
     _mm_sfence();
     return 1;
 }

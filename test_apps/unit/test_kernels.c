@@ -38,6 +38,12 @@ static void copy_case(rng_t *g, int stream)
     int trans = (int)rnd(g, 2);
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
+    if (trans && rnd(g, 3) == 0) {
+        /* source rows a multiple of 2 KiB apart (the streamed transpose's
+         * staged path, kernels.c) */
+        int64_t q = 2048 / (int64_t)es;
+        sld = (sld + q - 1) / q * q;
+    }
     int64_t srs = trans ? sld : 1, scs = trans ? 1 : sld;
     /* destination: column-major, ld sometimes a multiple of 32/64 bytes,
      * or of 512 (the transposes' taller strips, cs_eng_strip_bytes) */
@@ -214,6 +220,11 @@ static void conj_case(rng_t *g, int stream)
     if (rnd(g, 2)) {
         int64_t q = (int64_t)((rnd(g, 2) ? 512 : 64) / es);
         dld = (dld + q - 1) / q * q;
+    }
+    if (rnd(g, 3) == 0) {
+        /* source rows a multiple of 2 KiB apart (staged when streamed) */
+        int64_t q = (int64_t)(2048 / es);
+        sld = (sld + q - 1) / q * q;
     }
     size_t sbytes = (size_t)(sld * rows) * es;
     size_t dbytes = (size_t)(dld * cols) * es;
