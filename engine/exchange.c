@@ -417,10 +417,7 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
                             int64_t nin, int64_t es)
 {
     for (int64_t i = 0; i < nin; i++) {
-        const char *p = acol + irun[i].offa * es;
-        for (int64_t o = 0; o < irun[i].len * es; o += 64) {
-            __builtin_prefetch(p + o, 0, 0);
-        }
+        cs_eng_prefetch(acol + irun[i].offa * es, irun[i].len * es);
     }
 }
 

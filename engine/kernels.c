@@ -14,9 +14,10 @@
 
 enum { TILE = 32 };
 
-/* Column pieces up to this many bytes get the next one prefetched; from
- * this many on, streaming copies use non-temporal stores. */
-enum { CS_ENG_PREFETCH_MAX = 4096, CS_ENG_STREAM_MIN_RUN = 2048 };
+/* From this many bytes on, streaming copies use non-temporal stores
+ * (column pieces up to CS_ENG_PREFETCH_AHEAD_MAX get the next one asked
+ * for ahead). */
+enum { CS_ENG_STREAM_MIN_RUN = 2048 };
 
 /* Tiled element copy.  Always inlined and called with a literal esize, so
  * each call site gets a fixed-size load/store instead of a memcpy call. */
@@ -298,16 +299,29 @@ static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
 }
 
 /*
- * Streaming transpose of 4-, 8- or 16-byte elements (4: never conjugated):
- * the register kernels store 32 bytes per destination column, which must be
- * 32-byte aligned, and a strip fills whole cache lines only when it starts
- * on a line.  When every column has the same alignment (dcs * es a multiple
- * of 64), the first rows up to the next 64-byte boundary go through the
- * plain kernel and the rest streams; otherwise returns 0 (not handled).
- * RATIONALE: 32-byte alignment left every line written half by one strip
- * and half by the next; 64 took a 4000 x 4000 pdtran's local transpose
- * from 5.5 to 4.7-5.0 ms per rank.
+ * Streaming copy of n bytes: plain copies up to the first 32-byte aligned
+ * destination address and after the last, streaming stores between.
  */
+__attribute__((target("avx"))) static void
+copy_stream(char *d, const char *s, size_t n)
+{
+    size_t head = (32 - (uintptr_t)d % 32) % 32;
+    if (n < head + 64) {
+        memcpy(d, s, n);
+        return;
+    }
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m256d v0 = _mm256_loadu_pd((const double *)(const void *)(s + i));
+        __m256d v1 =
+            _mm256_loadu_pd((const double *)(const void *)(s + i + 32));
+        _mm256_stream_pd((double *)(void *)(d + i), v0);
+        _mm256_stream_pd((double *)(void *)(d + i + 32), v1);
+    }
+    memcpy(d + i, s + i, n - i);
+}
+
 /*
  * The streaming transpose where both sides alias: target columns a
  * multiple of 512 bytes apart (cs_eng_strip_bytes) and source rows a
@@ -323,10 +337,6 @@ static cs_eng_tfun_t tfun(size_t es, int cj, int nt)
  * (the reads' cache sets) lost on both (local 4.2-4.6 -> 4.5-5.3 ms).
  */
 enum { CS_ENG_TST_BYTES = 1024, CS_ENG_TST_COLS = 32 };
-
-__attribute__((target("avx"))) static void copy_stream(char *d,
-                                                       const char *s,
-                                                       size_t n);
 
 static void transpose_stream_staged(size_t es, int cj, int64_t rows,
                                     int64_t cols, const char *s, int64_t srs,
@@ -350,6 +360,17 @@ static void transpose_stream_staged(size_t es, int cj, int64_t rows,
     }
 }
 
+/*
+ * Streaming transpose of 4-, 8- or 16-byte elements (4: never conjugated):
+ * the register kernels store 32 bytes per destination column, which must be
+ * 32-byte aligned, and a strip fills whole cache lines only when it starts
+ * on a line.  When every column has the same alignment (dcs * es a multiple
+ * of 64), the first rows up to the next 64-byte boundary go through the
+ * plain kernel and the rest streams; otherwise returns 0 (not handled).
+ * RATIONALE: 32-byte alignment left every line written half by one strip
+ * and half by the next; 64 took a 4000 x 4000 pdtran's local transpose
+ * from 5.5 to 4.7-5.0 ms per rank.
+ */
 static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
@@ -371,30 +392,6 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
     }
     _mm_sfence();
     return 1;
-}
-
-/*
- * Streaming copy of n bytes: plain copies up to the first 32-byte aligned
- * destination address and after the last, streaming stores between.
- */
-__attribute__((target("avx"))) static void
-copy_stream(char *d, const char *s, size_t n)
-{
-    size_t head = (32 - (uintptr_t)d % 32) % 32;
-    if (n < head + 64) {
-        memcpy(d, s, n);
-        return;
-    }
-    memcpy(d, s, head);
-    size_t i = head;
-    for (; i + 64 <= n; i += 64) {
-        __m256d v0 = _mm256_loadu_pd((const double *)(const void *)(s + i));
-        __m256d v1 =
-            _mm256_loadu_pd((const double *)(const void *)(s + i + 32));
-        _mm256_stream_pd((double *)(void *)(d + i), v0);
-        _mm256_stream_pd((double *)(void *)(d + i + 32), v1);
-    }
-    memcpy(d + i, s + i, n - i);
 }
 
 #else
@@ -483,11 +480,9 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
              * prefetcher to follow; asking for the next one while this
              * one is copied took a 4000 x 4000 1x2 -> 2x1 pdgemr2d (64
              * element pieces) from 10 to 7.5-8.8 ms of local copying. */
-            if (c + 1 < cols && colbytes <= CS_ENG_PREFETCH_MAX) {
-                const char *nx = sc + (size_t)scs * esize;
-                for (size_t o = 0; o < colbytes; o += 64) {
-                    __builtin_prefetch(nx + o, 0, 0);
-                }
+            if (c + 1 < cols &&
+                (int64_t)colbytes <= CS_ENG_PREFETCH_AHEAD_MAX) {
+                cs_eng_prefetch(sc + (size_t)scs * esize, (int64_t)colbytes);
             }
 #if defined(__x86_64__) && defined(__GNUC__)
             /* streaming stores pay only on whole cache lines: a piece

@@ -19,6 +19,12 @@
 enum { GUARD = 64 };
 
 /* Element (r, c) of a strided block, as a byte pointer. */
+/* x rounded up to a multiple of q */
+static int64_t round_up(int64_t x, int64_t q)
+{
+    return (x + q - 1) / q * q;
+}
+
 static char *at(char *base, size_t es, int64_t rs, int64_t cs, int64_t r,
                 int64_t c)
 {
@@ -42,7 +48,7 @@ static void copy_case(rng_t *g, int stream)
         /* source rows a multiple of 2 KiB apart (the streamed transpose's
          * staged path, kernels.c) */
         int64_t q = 2048 / (int64_t)es;
-        sld = (sld + q - 1) / q * q;
+        sld = round_up(sld, q);
     }
     int64_t srs = trans ? sld : 1, scs = trans ? 1 : sld;
     /* destination: column-major, ld sometimes a multiple of 32/64 bytes,
@@ -53,7 +59,7 @@ static void copy_case(rng_t *g, int stream)
         static const int64_t mult[] = {32, 64, 512};
         int64_t q = mult[rnd(g, 3)] / (int64_t)es;
         q = q > 0 ? q : 1;
-        dld = (dld + q - 1) / q * q;
+        dld = round_up(dld, q);
     }
     size_t sbytes = (size_t)(sld * (trans ? rows : cols)) * es;
     size_t dbytes = (size_t)(dld * cols) * es;
@@ -110,7 +116,7 @@ static void copy_case(rng_t *g, int stream)
         int64_t dld = rows + (int64_t)rnd(g, 5);                              \
         if (rnd(g, 3) == 0) { /* taller strips: cs_eng_strip_bytes */         \
             int64_t q = 512 / (int64_t)sizeof(T);                             \
-            dld = (dld + q - 1) / q * q;                                      \
+            dld = round_up(dld, q);                                           \
         }                                                                     \
         /* alpha 1 or not, beta 0, 1 or not: every real mode */              \
         T alpha = (T)rnd(g, 4) - (T)0.5;                                      \
@@ -219,12 +225,12 @@ static void conj_case(rng_t *g, int stream)
     int64_t sld = cols + (int64_t)rnd(g, 5), dld = rows + (int64_t)rnd(g, 5);
     if (rnd(g, 2)) {
         int64_t q = (int64_t)((rnd(g, 2) ? 512 : 64) / es);
-        dld = (dld + q - 1) / q * q;
+        dld = round_up(dld, q);
     }
     if (rnd(g, 3) == 0) {
         /* source rows a multiple of 2 KiB apart (staged when streamed) */
         int64_t q = (int64_t)(2048 / es);
-        sld = (sld + q - 1) / q * q;
+        sld = round_up(sld, q);
     }
     size_t sbytes = (size_t)(sld * rows) * es;
     size_t dbytes = (size_t)(dld * cols) * es;
@@ -287,7 +293,7 @@ static void cxform_case(rng_t *g)
     int64_t sld = cols + (int64_t)rnd(g, 5), dld = rows + (int64_t)rnd(g, 5);
     if (rnd(g, 3) == 0) { /* taller strips: cs_eng_strip_bytes */
         int64_t q = 512 / (int64_t)es;
-        dld = (dld + q - 1) / q * q;
+        dld = round_up(dld, q);
     }
     static const double scal[][2] = {{1, 0},    {0, 0},    {2, -1.5},
                                      {0.3, 0.7}, {-1.25, 0}, {0, 2.5}};
