@@ -413,6 +413,19 @@ void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
                    int64_t dcs);
 
 /*
+ * Short pieces with streaming stores, 8 bytes at a time (no alignment of
+ * the pieces to cache lines needed: consecutive pieces fill the lines).
+ * cs_eng_words_stream_ok(): 1 where this machine has such stores and dst
+ * and bytes are multiples of 8.  cs_eng_copy_words_stream() copies bytes
+ * (a multiple of 8; a plain copy where there are no such stores);
+ * cs_eng_store_fence() orders them before what follows (before anybody
+ * else may read them).  Bit-exact.  Local, serial.
+ */
+int cs_eng_words_stream_ok(const void *dst, size_t bytes);
+void cs_eng_copy_words_stream(void *dst, const void *src, size_t bytes);
+void cs_eng_store_fence(void);
+
+/*
  * The same with non-temporal (streaming) stores where the destination
  * allows them: for targets far larger than the caches, which would
  * otherwise be read into the cache before being overwritten.  Ends with a

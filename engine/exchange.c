@@ -428,9 +428,32 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  * the whole package once per run, touching every page again each time.
  * Column by column, the package is written once, front to back, and each
  * A column is read front to back too.
+ *
+ * stream: the package (pe->bytes, all of it) is at most
+ * CS_ENG_PACK_STREAM_MAX bytes; then short package columns (at most
+ * CS_ENG_PREFETCH_AHEAD_MAX bytes) are written with streaming stores.
+ * RATIONALE: the package is read by another process on another core, and
+ * the last call's copy of each line is still in that core's cache, so an
+ * ordinary store first waits for the line to be taken back from there.
+ * Written front to back, the pieces fill whole lines, which streaming
+ * stores write without asking for them.  Measured (CI machine): a plain C
+ * copy of the pack of CP2K's pdgemr2d 293 x 293 (48 -> 32 row blocks on
+ * 2 x 1, 160 KiB, 4 pieces of 5-32 doubles per column) took 5 us alone,
+ * 35-41 us when a thread on the other core read the package after each
+ * pack, 11 us so with streaming stores (prefetching the lines for
+ * writing: 10-12 us; flushing them first: 13-14 us).  In the engine
+ * (replay_call of that call, MPICH, 3000 calls, 2 alternations) pack
+ * 27-29 -> 10-16 us, the call 66-75 -> 47-61 us per rank; in CP2K
+ * (rpa_ch3, Open MPI, 8000 such calls per rank, 2 alternations) 52-67 ->
+ * 39-48 us.  Large packages lost: pdtran 4000 x 4000 on 1 x 2 (4 MiB
+ * packages per panel) 8.3-8.8 -> 10.9-11.9 ms, pack 2.9-4.4 -> 5.0-6.4 ms
+ * (bench_tran, 2 alternations): there the receiver reads most of the
+ * package from this core's caches, and with streaming stores from
+ * memory.  Hence the bound: half of this machine's 1 MiB L2.
  */
+#define CS_ENG_PACK_STREAM_MAX ((int64_t)512 << 10)
 static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
-                         const char *a, char *pkg, progress_t *pg)
+                         const char *a, char *pkg, int stream, progress_t *pg)
 {
     const cs_eng_overlay_t *ro = &plan->rows, *co = &plan->cols;
     const cs_eng_group_t *rg = &ro->group[cb->rg], *cg = &co->group[cb->cg];
@@ -446,6 +469,7 @@ static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     int64_t nin = ig->run_count[CS_ENG_SIDE_A], ld = ig->total;
     int64_t es = (int64_t)plan->op.esize, lda = plan->a_ld;
     int ahead = ld * es <= CS_ENG_PREFETCH_AHEAD_MAX;
+    stream = stream && ahead && cs_eng_words_stream_ok(pkg, (size_t)es);
     for (int64_t j = 0; j < og->run_count[CS_ENG_SIDE_A]; j++) {
         for (int64_t k = 0; k < orun[j].len; k++) {
             const char *acol = a + (orun[j].offa + k) * lda * es;
@@ -454,13 +478,22 @@ static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                 prefetch_pieces(acol + PACK_AHEAD * lda * es, irun, nin, es);
             }
             for (int64_t i = 0; i < nin; i++) {
-                memcpy(pcol + irun[i].pos * es, acol + irun[i].offa * es,
-                       (size_t)(irun[i].len * es));
+                char *d = pcol + irun[i].pos * es;
+                const char *s = acol + irun[i].offa * es;
+                size_t n = (size_t)(irun[i].len * es);
+                if (stream) {
+                    cs_eng_copy_words_stream(d, s, n);
+                } else {
+                    memcpy(d, s, n);
+                }
             }
             if (pg && (pg->since += ld * es) >= cs_eng_poll_bytes) {
                 progress_poll(pg);
             }
         }
+    }
+    if (stream) {
+        cs_eng_store_fence(); /* before the package is sent */
     }
 }
 
@@ -484,7 +517,8 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                              nt, pg ? poll_bytes : NULL, pg);
         } else if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
-            pack_columns(plan, &combos[k], a, pkg, pg);
+            pack_columns(plan, &combos[k], a, pkg,
+                         pe->bytes <= CS_ENG_PACK_STREAM_MAX, pg);
         } else {
             copy_combo(plan, &combos[k], dir, a, b, pkg, threads, pg);
         }

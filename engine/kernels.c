@@ -521,6 +521,39 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
     copy_tiled(esize, rows, cols, s, srs, scs, d, drs, dcs);
 }
 
+int cs_eng_words_stream_ok(const void *dst, size_t bytes)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return (uintptr_t)dst % 8 == 0 && bytes % 8 == 0;
+#else
+    (void)dst;
+    (void)bytes;
+    return 0;
+#endif
+}
+
+void cs_eng_copy_words_stream(void *dst, const void *src, size_t bytes)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    long long *d = dst;
+    const char *s = src;
+    for (size_t w = 0; w < bytes / 8; w++) {
+        long long v;
+        memcpy(&v, s + 8 * w, 8);
+        _mm_stream_si64(d + w, v);
+    }
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+void cs_eng_store_fence(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    _mm_sfence();
+#endif
+}
+
 void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
                    int64_t srs, int64_t scs, void *dst, int64_t drs,
                    int64_t dcs)

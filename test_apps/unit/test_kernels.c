@@ -5,8 +5,9 @@
  * above CS_ENG_STREAM_MIN_BYTES, so never by the small sweep matrices),
  * every head/tail alignment of the destination, strides that do and do not
  * keep columns 32-byte aligned, and transposed transforms larger than one
- * buffer piece of xform.c.  Every case also checks that no byte around the
- * target block changed.  No MPI.  Usage: test_kernels [scale]
+ * buffer piece of xform.c, and small packages written in streamed 8-byte
+ * words.  Every case also checks that no byte around the target block
+ * changed.  No MPI.  Usage: test_kernels [scale]
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,13 +19,13 @@
 
 enum { GUARD = 64 };
 
-/* Element (r, c) of a strided block, as a byte pointer. */
 /* x rounded up to a multiple of q */
 static int64_t round_up(int64_t x, int64_t q)
 {
     return (x + q - 1) / q * q;
 }
 
+/* Element (r, c) of a strided block, as a byte pointer. */
 static char *at(char *base, size_t es, int64_t rs, int64_t cs, int64_t r,
                 int64_t c)
 {
@@ -264,6 +265,51 @@ static void conj_case(rng_t *g, int stream)
     free(r);
 }
 
+/* A package written as packing writes small ones: pieces of whole 8-byte
+ * words, front to back, with streaming stores, from sources of any
+ * alignment; then the fence.  Also what cs_eng_words_stream_ok accepts. */
+static void words_case(rng_t *g)
+{
+    size_t cap = 4096;
+    unsigned char *s = malloc(cap + 8), *d = malloc(cap + 2 * GUARD);
+    unsigned char *r = malloc(cap + 2 * GUARD);
+    CS_TEST_ASSERT(s && d && r);
+    for (size_t i = 0; i < cap + 8; i++) {
+        s[i] = (unsigned char)rnd(g, 256);
+    }
+    memset(d, 0x5a, cap + 2 * GUARD);
+    memcpy(r, d, cap + 2 * GUARD);
+    size_t at0 = GUARD + 8 * (size_t)rnd(g, 8), o = at0;
+    int ok = 1;
+    while (1) {
+        size_t n = 8 * (1 + (size_t)rnd(g, 75));
+        if (o + n > GUARD + cap) {
+            break;
+        }
+        size_t so = (size_t)rnd(g, (unsigned)(cap + 8 - n));
+        ok = ok && cs_eng_words_stream_ok(d + o, n);
+        if (cs_eng_words_stream_ok(d + o, n)) {
+            cs_eng_copy_words_stream(d + o, s + so, n);
+        } else {
+            memcpy(d + o, s + so, n);
+        }
+        memcpy(r + o, s + so, n);
+        o += n;
+    }
+    cs_eng_store_fence();
+    CS_TEST_CHECK(memcmp(d, r, cap + 2 * GUARD) == 0,
+                  "streamed words from offset %zu to %zu", at0, o);
+#if defined(__x86_64__) && defined(__GNUC__)
+    CS_TEST_CHECK(ok, "8-byte aligned whole words refused for streaming");
+#endif
+    CS_TEST_CHECK(!cs_eng_words_stream_ok(d + at0 + 4, 8) &&
+                      !cs_eng_words_stream_ok(d + at0, 12),
+                  "unaligned or partial words accepted for streaming");
+    free(s);
+    free(d);
+    free(r);
+}
+
 /* n doubles (dbl) or floats at p: random values with full mantissas,
  * of either sign, up to 2^29 / div. */
 static void random_parts(rng_t *g, int dbl, char *p, size_t n, double div)
@@ -359,6 +405,10 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < 300 * scale; k++) {
         cxform_case(&g);
+        n++;
+    }
+    for (int k = 0; k < 300 * scale; k++) {
+        words_case(&g);
         n++;
     }
     printf("test_kernels: %d cases\n", n);
