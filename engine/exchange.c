@@ -429,9 +429,10 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  * Column by column, the package is written once, front to back, and each
  * A column is read front to back too.
  *
- * stream: the package (pe->bytes, all of it) is at most
- * CS_ENG_PACK_STREAM_MAX bytes; then short package columns (at most
- * CS_ENG_PREFETCH_AHEAD_MAX bytes) are written with streaming stores.
+ * stream: the package (pe->bytes, all of it) has between
+ * CS_ENG_PACK_STREAM_MIN and CS_ENG_PACK_STREAM_MAX bytes; then short
+ * package columns (at most CS_ENG_PREFETCH_AHEAD_MAX bytes) are written
+ * with streaming stores.
  * RATIONALE: the package is read by another process on another core, and
  * the last call's copy of each line is still in that core's cache, so an
  * ordinary store first waits for the line to be taken back from there.
@@ -449,9 +450,19 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  * packages per panel) 8.3-8.8 -> 10.9-11.9 ms, pack 2.9-4.4 -> 5.0-6.4 ms
  * (bench_tran, 2 alternations): there the receiver reads most of the
  * package from this core's caches, and with streaming stores from
- * memory.  Hence the bound: half of this machine's 1 MiB L2.
+ * memory.  Hence the upper bound: half of this machine's 1 MiB L2.  And
+ * the lower one: a package small enough to go in pieces that MPI sends
+ * eagerly (cs_eng_msg_piece) is copied by this process's own MPI, and is
+ * better left in its cache.  Between the two, how much streaming gains
+ * depends on where the virtual machine's cores sit: pdgemr2d 238 x 238
+ * (38 -> 32 row blocks, 119-126 KiB packages, MPICH) took 23-26 us per
+ * call in two runs whose plain packing took 4-5 us, 35-53 us streamed,
+ * and in a later run (3 alternations) 53-58 us plain, 38-43 streamed;
+ * with Open MPI 52-57 -> 35-42 us, and pdgemr2d 160 x 160 (30-50 KiB
+ * packages) 25-26 -> 16-18 us (replay_call, 3000 calls).
  */
 #define CS_ENG_PACK_STREAM_MAX ((int64_t)512 << 10)
+#define CS_ENG_PACK_STREAM_MIN ((int64_t)CS_ENG_PIECE_MAX + 1)
 static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
                          const char *a, char *pkg, int stream, progress_t *pg)
 {
@@ -518,7 +529,9 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
         } else if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
             pack_columns(plan, &combos[k], a, pkg,
-                         pe->bytes <= CS_ENG_PACK_STREAM_MAX, pg);
+                         pe->bytes >= CS_ENG_PACK_STREAM_MIN &&
+                             pe->bytes <= CS_ENG_PACK_STREAM_MAX,
+                         pg);
         } else {
             copy_combo(plan, &combos[k], dir, a, b, pkg, threads, pg);
         }
