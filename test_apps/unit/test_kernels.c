@@ -286,7 +286,7 @@ static void words_case(rng_t *g)
         if (o + n > GUARD + cap) {
             break;
         }
-        size_t so = (size_t)rnd(g, (unsigned)(cap + 8 - n));
+        size_t so = (size_t)rnd(g, (int)(cap + 8 - n));
         ok = ok && cs_eng_words_stream_ok(d + o, n);
         if (cs_eng_words_stream_ok(d + o, n)) {
             cs_eng_copy_words_stream(d + o, s + so, n);
