@@ -454,9 +454,9 @@ int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
  * one.  RATIONALE: a block's rows (1 KiB at 128 doubles) each lie in
  * another page, too short for the hardware prefetcher to follow;
  * measured (bench_tran, 2 ranks, 15 calls, 3 alternating runs, CI
- * machine), the local copy of pdtran 4000 x 4000
- * on 1 x 2 took 1.9-3.2 ms with it against 2.4-3.7 without, the whole
- * call 7.6-8.7 against 8.6-11.0 ms.  Not in the kernels with arithmetic
+ * machine), the local copy of pdtran 4000 x 4000 on 1 x 2 took 1.9-3.2
+ * ms with it against 2.4-3.7 without, the whole call 7.6-8.7 against
+ * 8.6-11.0 ms.  Not in the kernels with arithmetic
  * (xform_tkern_tmpl.h), which lost with it: pdtran alpha 2 beta 3
  * 9.6-10.3 -> 10.7-11.2 ms, pdgeadd 'T' 8.4-8.6 -> 9.5-10.8.
  */

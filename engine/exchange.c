@@ -517,6 +517,8 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
     if (pe->zc_off >= 0) {
         return; /* sent from A or received into B directly */
     }
+    int stream = pe->bytes >= CS_ENG_PACK_STREAM_MIN &&
+                 pe->bytes <= CS_ENG_PACK_STREAM_MAX;
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
         if (combos[k].direct) {
             continue; /* sent from A or received into B directly */
@@ -528,10 +530,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                              nt, pg ? poll_bytes : NULL, pg);
         } else if (dir == DIR_PACK && plan->a_order == CS_ENG_COLMAJOR &&
             threads <= 1) {
-            pack_columns(plan, &combos[k], a, pkg,
-                         pe->bytes >= CS_ENG_PACK_STREAM_MIN &&
-                             pe->bytes <= CS_ENG_PACK_STREAM_MAX,
-                         pg);
+            pack_columns(plan, &combos[k], a, pkg, stream, pg);
         } else {
             copy_combo(plan, &combos[k], dir, a, b, pkg, threads, pg);
         }

@@ -287,8 +287,9 @@ static void words_case(rng_t *g)
             break;
         }
         size_t so = (size_t)rnd(g, (int)(cap + 8 - n));
-        ok = ok && cs_eng_words_stream_ok(d + o, n);
-        if (cs_eng_words_stream_ok(d + o, n)) {
+        int can = cs_eng_words_stream_ok(d + o, n);
+        ok = ok && can;
+        if (can) {
             cs_eng_copy_words_stream(d + o, s + so, n);
         } else {
             memcpy(d + o, s + so, n);
