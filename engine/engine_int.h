@@ -278,6 +278,25 @@ typedef struct {
     int64_t msg_first, msg_count; /* its messages (send_msg / recv_msg) */
 } cs_eng_peer_t;
 
+/*
+ * Choosing between two ways (modes 0 and 1) of running a plan by timing
+ * both on its calls (choice.c says how).  Zeroed: nothing tried yet.
+ * cs_eng_choice_next(): the mode for the plan's next call, dflt (0 or 1)
+ * until a trial has decided; cs_eng_choice_record(): that call ran in
+ * mode and took seconds.  Local, no MPI.
+ */
+enum { CS_ENG_CHOICE_TRIALS = 8, CS_ENG_CHOICE_RETRY = 2048 };
+typedef struct {
+    int64_t calls;  /* calls recorded */
+    int64_t trials; /* trials ended */
+    int mode;       /* the last trial's choice */
+    int n[2];       /* times of the running trial, per mode */
+    double t[2][CS_ENG_CHOICE_TRIALS];
+} cs_eng_choice_t;
+int cs_eng_choice_next(const cs_eng_choice_t *c, int dflt);
+void cs_eng_choice_record(cs_eng_choice_t *c, int mode, double seconds,
+                          int dflt);
+
 struct cs_eng_plan {
     cs_eng_op_t op;
     cs_eng_overlay_t rows, cols;
@@ -298,6 +317,9 @@ struct cs_eng_plan {
     int compact;            /* packages hold only the trapezoid
                              * (trapezoid.c) */
     int me;                 /* rank the plan was built for */
+    /* mode 1: small packages packed with streaming stores (exchange.c,
+     * pack_columns), 0: plainly */
+    cs_eng_choice_t pack_choice;
     /* execution state, obtained by cs_eng_plan_reserve() */
     int reserved;
     int64_t chunk;          /* bytes per MPI message at most */

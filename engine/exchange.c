@@ -165,7 +165,7 @@ static const int64_t cs_eng_poll_bytes = (int64_t)1 << 19;
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int64_t off, int threads,
-                      progress_t *pg);
+                      int stream, progress_t *pg);
 
 /*
  * 1 when the plan's packages may wait in the shared send buffer: not for
@@ -239,7 +239,7 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
             }
             cs_eng_shm_sync();
             copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b,
-                      base, sig[1], pg->threads, NULL);
+                      base, sig[1], pg->threads, 0, NULL);
             check_mpi(MPI_Isend(NULL, 0, MPI_BYTE, pe->peer, CS_ENG_TAG_DONE,
                                 pg->comm, &plan->done_reqs[pg->ndone++]),
                       "MPI_Isend");
@@ -247,7 +247,7 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
         }
     }
     copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b, pg->rbuf,
-              pe->buf_off, pg->threads, NULL);
+              pe->buf_off, pg->threads, 0, NULL);
 }
 
 /* Where message mg of receive peer pe lands: straight in B, or in the
@@ -430,9 +430,10 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  * A column is read front to back too.
  *
  * stream: the package (pe->bytes, all of it) has between
- * CS_ENG_PACK_STREAM_MIN and CS_ENG_PACK_STREAM_MAX bytes; then short
- * package columns (at most CS_ENG_PREFETCH_AHEAD_MAX bytes) are written
- * with streaming stores.
+ * CS_ENG_PACK_STREAM_MIN and CS_ENG_PACK_STREAM_MAX bytes, and the plan's
+ * calls ran faster so (pack_choice: both ways timed, choice.c); then
+ * short package columns (at most CS_ENG_PREFETCH_AHEAD_MAX bytes) are
+ * written with streaming stores.
  * RATIONALE: the package is read by another process on another core, and
  * the last call's copy of each line is still in that core's cache, so an
  * ordinary store first waits for the line to be taken back from there.
@@ -459,7 +460,11 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  * call in two runs whose plain packing took 4-5 us, 35-53 us streamed,
  * and in a later run (3 alternations) 53-58 us plain, 38-43 streamed;
  * with Open MPI 52-57 -> 35-42 us, and pdgemr2d 160 x 160 (30-50 KiB
- * packages) 25-26 -> 16-18 us (replay_call, 3000 calls).
+ * packages) 25-26 -> 16-18 us (replay_call, 3000 calls).  Hence the timed
+ * choice: on 2026-12-03 at 14:20 UTC, plain packing being fast again,
+ * always streaming took 51-55 us per call (pack 18) for the 293 x 293
+ * shape (MPICH, replay_call, 2 alternations) and 50-55 in CP2K rpa_ch3
+ * (Open MPI), the timed choice 34-38 and 32-34 (pack 5-7).
  */
 #define CS_ENG_PACK_STREAM_MAX ((int64_t)512 << 10)
 #define CS_ENG_PACK_STREAM_MIN ((int64_t)CS_ENG_PIECE_MAX + 1)
@@ -508,17 +513,28 @@ static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     }
 }
 
-/* buf + off: the package of pe (unused when it travels directly) */
+/* 1 if pack_columns may pack pe's package with streaming stores (when
+ * the plan's pack_choice allows it). */
+static int pack_may_stream(const cs_eng_plan_t *plan,
+                           const cs_eng_peer_t *pe, int threads)
+{
+    return pe->zc_off < 0 && !plan->compact &&
+           plan->a_order == CS_ENG_COLMAJOR && threads <= 1 &&
+           pe->bytes >= CS_ENG_PACK_STREAM_MIN &&
+           pe->bytes <= CS_ENG_PACK_STREAM_MAX;
+}
+
+/* buf + off: the package of pe (unused when it travels directly); stream:
+ * packing may use streaming stores (pack_may_stream) */
 static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int64_t off, int threads,
-                      progress_t *pg)
+                      int stream, progress_t *pg)
 {
     if (pe->zc_off >= 0) {
         return; /* sent from A or received into B directly */
     }
-    int stream = pe->bytes >= CS_ENG_PACK_STREAM_MIN &&
-                 pe->bytes <= CS_ENG_PACK_STREAM_MAX;
+    stream = stream && pack_may_stream(plan, pe, threads);
     for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
         if (combos[k].direct) {
             continue; /* sent from A or received into B directly */
@@ -788,7 +804,13 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     int nrecvreq = nr;
 
     /* 2. pack and send package by package, in the plan's order (largest
-     * first, see order_sends in plan.c) */
+     * first, see order_sends in plan.c); small packages with streaming
+     * stores or plainly, whichever this plan's calls ran faster with */
+    int may_stream = 0;
+    for (int p = 0; p < plan->nsend && !may_stream; p++) {
+        may_stream = pack_may_stream(plan, &plan->send[p], threads);
+    }
+    int stream = may_stream ? cs_eng_choice_next(&plan->pack_choice, 1) : 0;
     progress_t pg = {.plan = plan,
                      .nrecvreq = nrecvreq,
                      .expected = posted,
@@ -802,7 +824,7 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     for (int k = 0; k < plan->nsend; k++) {
         const cs_eng_peer_t *pe = &plan->send[plan->send_order[k]];
         copy_peer(plan, pe, plan->send_combo, DIR_PACK, a, b, sbuf,
-                  pe->buf_off, threads, &pg);
+                  pe->buf_off, threads, stream, &pg);
         const cs_eng_msg_t *m0 =
             shm_min > 0
                 ? shm_message(plan, pe, plan->send_msg, shm_min, chunk)
@@ -869,6 +891,9 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
      * (before this rank's buffer may be packed again) received */
     check_mpi(wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
     double t_end = MPI_Wtime();
+    if (may_stream) {
+        cs_eng_choice_record(&plan->pack_choice, stream, t_end - t0, 1);
+    }
 
     if (stats_p) {
         stats_p->t_pack = t_packed - t0 - u_packed;

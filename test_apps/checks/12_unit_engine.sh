@@ -6,7 +6,9 @@
 #                       brute force;
 #   test_kernels        the copy/transpose/transform kernels (also the
 #                       streaming ones) against element references, with
-#                       guard bytes around every target.
+#                       guard bytes around every target;
+#   test_choice         the engine's timed choice between two ways of
+#                       running a plan (engine/choice.c), on made-up times.
 # Each passes only if it exits 0 and its last output line is the sentinel
 # "cs_test: OK".  CS_CHECK_FULL=1 runs 10 times as many cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT.
@@ -17,7 +19,7 @@ scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=10
 mkdir -p "$CS_OUT"
 status=0
-for name in test_engine_layout test_kernels; do
+for name in test_engine_layout test_kernels test_choice; do
     bin="$BUILD_DIR/t/unit/$name"
     cs_need_files "$bin"
     rc=0
