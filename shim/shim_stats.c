@@ -191,13 +191,30 @@ static int blk_match(int32_t a, int32_t b)
     return a == b || a == -1 || b == -1;
 }
 
+/* which operands' blocks s knows: bit 0 A, bit 1 B */
+static int blk_known(const cs_shim_shape_t *s)
+{
+    return (s->mb_a != -1 && s->nb_a != -1) |
+           (s->mb_b != -1 && s->nb_b != -1) << 1;
+}
+
+/*
+ * Unknown blocks (a process outside that operand's grid) match any, so a
+ * process's calls join those of the processes inside; but two shapes that
+ * each know only a different operand do not match.  RATIONALE: a process
+ * outside a 1 x 1 grid that calls A -> B (16 -> 1) and B -> A (1 -> 16)
+ * knows (16, ?) and (?, 16); without grids in the key (calls that went to
+ * ScaLAPACK) these matched each other and became one (16, 16) shape with
+ * the calls of both (NWChem's pdtrmr2d, make bench-apps).
+ */
 static int shape_match(const cs_shim_shape_t *a, const cs_shim_shape_t *b)
 {
+    int ka = blk_known(a), kb = blk_known(b);
     return a->row.routine == b->row.routine &&
            a->row.spelling == b->row.spelling && a->m == b->m &&
            a->n == b->n && blk_match(a->mb_a, b->mb_a) &&
            blk_match(a->nb_a, b->nb_a) && blk_match(a->mb_b, b->mb_b) &&
-           blk_match(a->nb_b, b->nb_b) &&
+           blk_match(a->nb_b, b->nb_b) && (!ka || !kb || (ka & kb)) &&
            strcmp(a->grid_a, b->grid_a) == 0 &&
            strcmp(a->grid_b, b->grid_b) == 0;
 }
