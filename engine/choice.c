@@ -66,10 +66,9 @@ void cs_eng_choice_record(cs_eng_choice_t *c, int mode, double seconds,
     if (i < 2 * CS_ENG_CHOICE_TRIALS - 1) {
         return;
     }
-    double m0 = median(c->t[0], c->n[0]), m1 = median(c->t[1], c->n[1]);
-    int other = !dflt;
-    double md = dflt ? m1 : m0, mo = dflt ? m0 : m1;
-    c->mode = c->n[0] > 0 && c->n[1] > 0 && mo < md ? other : dflt;
+    /* the order gives each mode CS_ENG_CHOICE_TRIALS calls */
+    double m[2] = {median(c->t[0], c->n[0]), median(c->t[1], c->n[1])};
+    c->mode = m[!dflt] < m[dflt] ? !dflt : dflt;
     c->trials++;
     c->n[0] = c->n[1] = 0;
 }

@@ -18,23 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void Cblacs_get(int, int, int *);
-void Cblacs_gridinit(int *, const char *, int, int);
-void Cblacs_gridinfo(int, int *, int *, int *, int *);
-void Cblacs_gridexit(int);
-void pdgemr2d_(int *, int *, double *, int *, int *, int *, double *, int *,
-               int *, int *, int *);
+#include "cs_blacs.h"
 
 enum { NB = 16 };
-
-/* columns of n in blocks of nb over np processes that process p holds */
-static int ncols(int n, int nb, int np, int p)
-{
-    int cnt = 0;
-    for (int b = p; b * nb < n; b += np)
-        cnt += n - b * nb < nb ? n - b * nb : nb;
-    return cnt;
-}
 
 int main(int argc, char **argv)
 {
@@ -60,7 +46,8 @@ int main(int argc, char **argv)
     Cblacs_gridinit(&one, "R", 1, 1); /* rank 0 only; -1 elsewhere */
     Cblacs_gridinfo(all, &pr, &pc, &r, &c);
 
-    int lc = ncols(n, NB, 2, c), ldx = n;
+    int nb = NB, zero = 0, two = 2;
+    int lc = numroc_(&n, &nb, &c, &zero, &two), ldx = n;
     int descx[9] = {1, all, n, n, NB, NB, 0, 0, ldx};
     int descy[9] = {1, me == 0 ? one : -1, n, n, 1, 1, 0, 0, n};
     size_t nx = (size_t)ldx * (size_t)(lc > 0 ? lc : 1);
