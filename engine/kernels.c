@@ -335,25 +335,52 @@ copy_stream(char *d, const char *s, size_t n)
  * (target ld 2048, packages 1952 bytes apart) unpacked in 2.8-2.9 ms
  * instead of 1.9.  Copying the source strip into such a buffer instead
  * (the reads' cache sets) lost on both (local 4.2-4.6 -> 4.5-5.3 ms).
+ * The buffer's shape follows the source: where its rows are a page or
+ * more apart (a local array), 128 target columns of 512 bytes, so that
+ * each visit reads 1 KiB of every source row; where they are closer (a
+ * package), 32 columns of 1 KiB.  Measured (2026-12-03, one process,
+ * thread CPU time, medians of 9 transposes of 2048 x 2048 doubles, 4
+ * rounds), 32 x 1 KiB against 128 x 512 bytes: with the local strides of
+ * `make bench` k (ld 4096 on both sides) 18.3-20.1 -> 24.8-26.2 GB/s, of
+ * h (ld 2048) 15.0-19.3 -> 18.4-27.0 GB/s (96 or 128 columns of 512
+ * bytes to 1 KiB all did as well, 64 or fewer not); `bench_tran` k and h
+ * (2 ranks, 25 calls, 4 alternations): local copy 3.5-4.5 -> 2.6-4.0
+ * ms, but k's unpack, from packages whose columns are 2 KiB apart,
+ * 2.8-3.5 -> 3.1-3.6 ms, so packages keep the narrow shape.  So (4 more
+ * alternations): local h 3.7-4.9 -> 2.5-3.1 ms, k 3.7-4.8 -> 3.1-3.9;
+ * k's unpack 2.7-3.0 -> 2.9-3.3; the calls h 8.2-8.9 -> 8.0-9.2 and k
+ * 10.4-11.0 -> 10.4-13.2 ms, the slowest of each in one pair whose
+ * packing, which this does not touch, took 1.5 ms longer.  The buffer
+ * takes 72 KiB of the stack.
  */
-enum { CS_ENG_TST_BYTES = 1024, CS_ENG_TST_COLS = 32 };
+enum {
+    CS_ENG_TST_BYTES = 1024, /* package sources */
+    CS_ENG_TST_COLS = 32,
+    CS_ENG_TSTW_BYTES = 512, /* sources whose rows are pages apart */
+    CS_ENG_TSTW_COLS = 128,
+    CS_ENG_TST_BUF = CS_ENG_TSTW_COLS * (CS_ENG_TSTW_BYTES + 64)
+};
 
 static void transpose_stream_staged(size_t es, int cj, int64_t rows,
                                     int64_t cols, const char *s, int64_t srs,
                                     char *d, int64_t dcs)
 {
-    enum { BST = CS_ENG_TST_BYTES + 64 };
-    _Alignas(64) char buf[CS_ENG_TST_COLS * BST];
-    int64_t e = (int64_t)es, rw = CS_ENG_TST_BYTES / e;
+    _Static_assert(CS_ENG_TST_COLS * (CS_ENG_TST_BYTES + 64) <=
+                       CS_ENG_TST_BUF,
+                   "the staging buffer holds both shapes");
+    _Alignas(64) char buf[CS_ENG_TST_BUF];
+    int64_t e = (int64_t)es, wide = srs * e >= 4096;
+    int64_t tb = wide ? CS_ENG_TSTW_BYTES : CS_ENG_TST_BYTES;
+    int64_t tc = wide ? CS_ENG_TSTW_COLS : CS_ENG_TST_COLS;
+    int64_t bst = tb + 64, rw = tb / e;
     for (int64_t r0 = 0; r0 < rows; r0 += rw) {
         int64_t nr = rows - r0 < rw ? rows - r0 : rw;
-        for (int64_t c0 = 0; c0 < cols; c0 += CS_ENG_TST_COLS) {
-            int64_t nc = cols - c0 < CS_ENG_TST_COLS ? cols - c0
-                                                     : CS_ENG_TST_COLS;
+        for (int64_t c0 = 0; c0 < cols; c0 += tc) {
+            int64_t nc = cols - c0 < tc ? cols - c0 : tc;
             tfun(es, cj, 0)(nr, nc, s + (r0 * srs + c0) * e, srs, buf,
-                            BST / e);
+                            bst / e);
             for (int64_t k = 0; k < nc; k++) {
-                copy_stream(d + (r0 + (c0 + k) * dcs) * e, buf + k * BST,
+                copy_stream(d + (r0 + (c0 + k) * dcs) * e, buf + k * bst,
                             (size_t)(nr * e));
             }
         }

@@ -41,7 +41,9 @@ static void copy_case(rng_t *g, int stream)
     /* long columns now and then: streaming copies stream only pieces of
      * CS_ENG_STREAM_MIN_RUN bytes and more */
     int64_t rows = 1 + (int64_t)rnd(g, chance(g, 25) ? 400 : 90);
-    int64_t cols = 1 + (int64_t)rnd(g, 40);
+    /* and wide blocks now and then: the staged transpose takes 128
+     * target columns at a time (kernels.c) */
+    int64_t cols = 1 + (int64_t)rnd(g, chance(g, 10) ? 300 : 40);
     int trans = (int)rnd(g, 2);
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
@@ -222,7 +224,8 @@ static void add_zero_case(rng_t *g, int cplx, int add_zero)
 static void conj_case(rng_t *g, int stream)
 {
     size_t es = rnd(g, 2) ? 16 : 8;
-    int64_t rows = 1 + (int64_t)rnd(g, 120), cols = 1 + (int64_t)rnd(g, 120);
+    int64_t rows = 1 + (int64_t)rnd(g, 120);
+    int64_t cols = 1 + (int64_t)rnd(g, chance(g, 10) ? 300 : 120);
     int64_t sld = cols + (int64_t)rnd(g, 5), dld = rows + (int64_t)rnd(g, 5);
     if (rnd(g, 2)) {
         int64_t q = (int64_t)((rnd(g, 2) ? 512 : 64) / es);
