@@ -350,7 +350,7 @@ copy_stream(char *d, const char *s, size_t n)
  * alternations): local h 3.7-4.9 -> 2.5-3.1 ms, k 3.7-4.8 -> 3.1-3.9;
  * k's unpack 2.7-3.0 -> 2.9-3.3; the calls h 8.2-8.9 -> 8.0-9.2 and k
  * 10.4-11.0 -> 10.4-13.2 ms, the slowest of each in one pair whose
- * packing, which this does not touch, took 1.5 ms longer.  The buffer
+ * packing, which this does not touch, took 1.5-2.9 ms longer.  The buffer
  * takes 72 KiB of the stack.
  */
 enum {
