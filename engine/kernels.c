@@ -325,8 +325,8 @@ copy_stream(char *d, const char *s, size_t n)
 /*
  * The streaming transpose where both sides alias: target columns a
  * multiple of 512 bytes apart (cs_eng_strip_bytes) and source rows a
- * multiple of 2 KiB.  CS_ENG_TST_COLS target columns of CS_ENG_TST_BYTES
- * each are transposed into a buffer whose columns do not alias, then each
+ * multiple of 2 KiB.  A group of target columns (shapes below) is
+ * transposed into a buffer whose columns do not alias, then each column
  * streams to the target in one burst.  RATIONALE: measured (bench_tran, 2
  * ranks, 15 calls, 3 alternating runs, CI machine): pdtran 4096 x 4096 on
  * 1 x 2 (local ld 4096, packages 2 KiB apart) 12.9-13.9 -> 11.1-12.4 ms,
@@ -338,26 +338,20 @@ copy_stream(char *d, const char *s, size_t n)
  * The buffer's shape follows the source: where its rows are a page or
  * more apart (a local array), 128 target columns of 512 bytes, so that
  * each visit reads 1 KiB of every source row; where they are closer (a
- * package), 32 columns of 1 KiB.  Measured (2026-12-03, one process,
- * thread CPU time, medians of 9 transposes of 2048 x 2048 doubles, 4
- * rounds), 32 x 1 KiB against 128 x 512 bytes: with the local strides of
- * `make bench` k (ld 4096 on both sides) 18.3-20.1 -> 24.8-26.2 GB/s, of
- * h (ld 2048) 15.0-19.3 -> 18.4-27.0 GB/s (96 or 128 columns of 512
- * bytes to 1 KiB all did as well, 64 or fewer not); `bench_tran` k and h
- * (2 ranks, 25 calls, 4 alternations): local copy 3.5-4.5 -> 2.6-4.0
- * ms, but k's unpack, from packages whose columns are 2 KiB apart,
- * 2.8-3.5 -> 3.1-3.6 ms, so packages keep the narrow shape.  So (4 more
- * alternations): local h 3.7-4.9 -> 2.5-3.1 ms, k 3.7-4.8 -> 3.1-3.9;
- * k's unpack 2.7-3.0 -> 2.9-3.3; the calls h 8.2-8.9 -> 8.0-9.2 and k
- * 10.4-11.0 -> 10.4-13.2 ms, the slowest of each in one pair whose
- * packing, which this does not touch, took 1.5-2.9 ms longer.  The buffer
- * takes 72 KiB of the stack.
+ * package), 32 columns of 1 KiB.  Measured (2026-12-03; more in
+ * docs/design.md): 2048 x 2048 doubles alone, with `make bench` k's
+ * local strides (ld 4096) 18.3-20.1 -> 24.8-26.2 GB/s, h's (ld 2048)
+ * 15.0-19.3 -> 18.4-27.0; `bench_tran` (4 alternations) local copy h
+ * 3.7-4.9 -> 2.5-3.1 ms, k 3.7-4.8 -> 3.1-3.9.  With the wide shape for
+ * packages too, k's unpack (package columns 2 KiB apart) lost: 2.8-3.5
+ * -> 3.1-3.6 ms.  The buffer takes 72 KiB of the stack.
  */
 enum {
     CS_ENG_TST_BYTES = 1024, /* package sources */
     CS_ENG_TST_COLS = 32,
     CS_ENG_TSTW_BYTES = 512, /* sources whose rows are pages apart */
     CS_ENG_TSTW_COLS = 128,
+    CS_ENG_TSTW_MIN_STRIDE = 4096, /* bytes between source rows */
     CS_ENG_TST_BUF = CS_ENG_TSTW_COLS * (CS_ENG_TSTW_BYTES + 64)
 };
 
@@ -369,7 +363,7 @@ static void transpose_stream_staged(size_t es, int cj, int64_t rows,
                        CS_ENG_TST_BUF,
                    "the staging buffer holds both shapes");
     _Alignas(64) char buf[CS_ENG_TST_BUF];
-    int64_t e = (int64_t)es, wide = srs * e >= 4096;
+    int64_t e = (int64_t)es, wide = srs * e >= CS_ENG_TSTW_MIN_STRIDE;
     int64_t tb = wide ? CS_ENG_TSTW_BYTES : CS_ENG_TST_BYTES;
     int64_t tc = wide ? CS_ENG_TSTW_COLS : CS_ENG_TST_COLS;
     int64_t bst = tb + 64, rw = tb / e;
