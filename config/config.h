@@ -43,6 +43,18 @@ typedef enum {
     CS_CFG_STATS_LOCAL
 } cs_cfg_stats_t;
 
+/* The allocation COSTA_SHIM_TEST_FAULT makes fail (testing). */
+typedef enum {
+    CS_CFG_FAULT_OFF = 0,
+    CS_CFG_FAULT_BLACS,     /* the context's private communicator */
+    CS_CFG_FAULT_WINDOW,    /* the shared send buffer's window */
+    CS_CFG_FAULT_WORKSPACE, /* the engine's reservation */
+    CS_CFG_FAULT_PLAN,      /* the engine's plan */
+    CS_CFG_FAULT_TABLE,     /* p?gemr2d's exchanged table */
+    CS_CFG_FAULT_VERIFY,    /* COSTA_SHIM_VERIFY's copy of the target */
+    CS_CFG_FAULT_DIGEST     /* every digest is 0, on every rank */
+} cs_cfg_fault_t;
+
 /* Bits of cs_config_t.stats_format. */
 enum {
     CS_CFG_FORMAT_TXT = 1,
@@ -110,7 +122,8 @@ typedef struct cs_config {
     char stats_dir[CS_CFG_PATH_LEN]; /* COSTA_SHIM_STATS_DIR */
     int stats_format;            /* COSTA_SHIM_STATS_FORMAT, CS_CFG_FORMAT_* */
     int dump_config;             /* COSTA_SHIM_DUMP_CONFIG (bool) */
-    int test_nomem;              /* COSTA_SHIM_TEST_NOMEM world rank, -1 */
+    cs_cfg_fault_t test_fault;   /* COSTA_SHIM_TEST_FAULT */
+    int test_fault_rank;         /* COSTA_SHIM_TEST_FAULT_RANK */
     char config_file[CS_CFG_PATH_LEN]; /* COSTA_SHIM_CONFIG */
 
     /* Bookkeeping filled by the parser. */

@@ -391,14 +391,22 @@ int cs_eng_shm_pays(int64_t bytes);
 /* Bytes of this process's shared send buffer (0: none).  Local. */
 int64_t cs_eng_shm_size(void);
 
+/* Bytes this process's segment would have after cs_eng_shm_grow(bytes):
+ * bytes with an eighth of headroom, at least the present size, whole
+ * pages.  Local. */
+int64_t cs_eng_shm_grow_size(int64_t bytes);
+
 /*
- * Make this process's shared send buffer at least `bytes` bytes (each
- * process passes its own need).  Collective over MPI_COMM_WORLD: every
- * process must call it at the same point.  Returns 1 when a buffer exists
- * afterwards; 0 when shared memory is not available (then never again) or
- * the node's /dev/shm has no room (the old buffer is kept).
+ * Make this process's shared send buffer cs_eng_shm_grow_size(bytes)
+ * bytes (each process passes its own need).  Collective over
+ * MPI_COMM_WORLD: every process must call it at the same point, whatever
+ * it needs.  test_fail: testing, this process behaves as if its part of
+ * the new buffer could not be allocated.  Returns 1 when a buffer exists
+ * afterwards; 0 when shared memory is not available (then never again on
+ * this node: a failure on one process of a node turns it off on all of
+ * them) or the node's /dev/shm has no room (the old buffer is kept).
  */
-int cs_eng_shm_grow(int64_t bytes);
+int cs_eng_shm_grow(int64_t bytes, int test_fail);
 
 /* Free the shared send buffer.  Collective over MPI_COMM_WORLD; call at
  * finalize. */

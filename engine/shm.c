@@ -12,7 +12,14 @@
  * The window is created and grown collectively, only at points where
  * every process of MPI_COMM_WORLD takes part (cs_eng_shm_grow); between
  * growths it is only read and written.  One of the project's named
- * registries.  Not thread-safe (the shim serialises calls).
+ * registries.  Not thread-safe: the shim uses it only below
+ * MPI_THREAD_MULTIPLE, where one call runs at a time in a process.
+ *
+ * Every step that can fail on one process is agreed on before the next
+ * collective: a process whose window or segment table could not be made
+ * tells the others in the same reduction, and all of the node drop the
+ * window together, so the state stays the same on every process of a
+ * node.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +133,20 @@ static int shm_fits(int64_t want)
     return all;
 }
 
-int cs_eng_shm_grow(int64_t bytes)
+int64_t cs_eng_shm_grow_size(int64_t bytes)
+{
+    /* headroom so slowly growing calls do not rebuild it each time */
+    int64_t want = bytes + bytes / 8;
+    if (want < cs_eng_shm_size()) {
+        want = cs_eng_shm_size();
+    }
+    return (want + CS_ENG_SHM_PAGE - 1) / CS_ENG_SHM_PAGE * CS_ENG_SHM_PAGE;
+}
+
+int cs_eng_shm_grow(int64_t bytes, int test_fail)
 {
     if (cs_eng_shm.state < 0) {
-        return 0;
+        return 0; /* the same on every process of this node */
     }
     if (!cs_eng_shm.have_node) {
         if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
@@ -142,44 +159,42 @@ int cs_eng_shm_grow(int64_t bytes)
         cs_eng_shm.have_node = 1;
         MPI_Comm_set_errhandler(cs_eng_shm.node, MPI_ERRORS_RETURN);
     }
-    /* headroom so slowly growing calls do not rebuild it each time */
-    int64_t want = bytes + bytes / 8;
-    if (want < cs_eng_shm_size()) {
-        want = cs_eng_shm_size();
-    }
-    want = (want + CS_ENG_SHM_PAGE - 1) / CS_ENG_SHM_PAGE * CS_ENG_SHM_PAGE;
+    int64_t want = cs_eng_shm_grow_size(bytes);
     if (!shm_fits(want)) {
         return cs_eng_shm.state == 1; /* keep what there is */
     }
     shm_drop();
     int n = 0;
     MPI_Comm_size(cs_eng_shm.node, &n);
+    /* what can fail here fails before the window, and is agreed with it */
+    char **base = test_fail ? NULL : malloc((size_t)n * sizeof(char *));
     char *mine = NULL;
-    int ok = MPI_Win_allocate_shared((MPI_Aint)(want + CS_ENG_SHM_PAD), 1,
-                                     MPI_INFO_NULL, cs_eng_shm.node, &mine,
-                                     &cs_eng_shm.win) == MPI_SUCCESS;
-    int all = 0;
+    MPI_Win win = MPI_WIN_NULL;
+    int made = MPI_Win_allocate_shared((MPI_Aint)(want + CS_ENG_SHM_PAD), 1,
+                                       MPI_INFO_NULL, cs_eng_shm.node, &mine,
+                                       &win) == MPI_SUCCESS;
+    int ok = made && base, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, cs_eng_shm.node);
-    cs_eng_shm.base = all ? malloc((size_t)n * sizeof(char *)) : NULL;
-    if (!all || !cs_eng_shm.base) {
-        /* off for good; a half-made window is freed by everybody */
-        if (ok) {
-            MPI_Win_free(&cs_eng_shm.win);
+    if (!all) {
+        /* off for good on the whole node; a window made is freed by every
+         * process that made it (all of them, or MPI failed collectively) */
+        if (made) {
+            MPI_Win_free(&win);
         }
-        free(cs_eng_shm.base);
-        cs_eng_shm.base = NULL;
+        free(base);
         cs_eng_shm.state = -1;
         return 0;
     }
     for (int r = 0; r < n; r++) {
         MPI_Aint sz = 0;
         int du = 0;
-        MPI_Win_shared_query(cs_eng_shm.win, r, &sz, &du,
-                             (void *)&cs_eng_shm.base[r]);
+        MPI_Win_shared_query(win, r, &sz, &du, (void *)&base[r]);
     }
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, cs_eng_shm.win);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     /* the faults of a new segment are taken here, not inside a call */
     shm_populate(mine, want);
+    cs_eng_shm.win = win;
+    cs_eng_shm.base = base;
     cs_eng_shm.mine = mine;
     cs_eng_shm.size = want;
     cs_eng_shm.state = 1;

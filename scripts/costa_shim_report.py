@@ -58,10 +58,10 @@ ROUTINES = [
     "pstradd", "pdtradd", "pctradd", "pztradd",
 ]
 ROUTINE_INDEX = {r: i for i, r in enumerate(ROUTINES)}
-PATHS = ["engine", "fallback", "passthrough", "nested"]
+PATHS = ["engine", "fallback", "passthrough", "nested", "none"]
 REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
            "memory", "mpi_not_ready", "nested", "always", "unsupported",
-           "mpi_mismatch"]
+           "mpi_mismatch", "no_work"]
 # bytes_node, bytes_net: of bytes_sent, to ranks of the sender's node and
 # of other nodes (absent from reports before they existed: read as 0)
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",

@@ -72,10 +72,11 @@ void cs_shim_called_name(int routine, int spelling, char *buf, size_t len);
 /* ------------------------------------------------------------ paths */
 
 typedef enum {
-    CS_SHIM_PATH_ENGINE = 0,
-    CS_SHIM_PATH_FALLBACK,
-    CS_SHIM_PATH_PASSTHROUGH,
-    CS_SHIM_PATH_NESTED,
+    CS_SHIM_PATH_ENGINE = 0,  /* the engine ran it */
+    CS_SHIM_PATH_FALLBACK,    /* the real routine ran it (a reason) */
+    CS_SHIM_PATH_PASSTHROUGH, /* excluded: the real routine, untouched */
+    CS_SHIM_PATH_NESTED,      /* called from inside the real routine */
+    CS_SHIM_PATH_NONE,        /* nothing to do: neither ran (no_work) */
     CS_SHIM_NPATH
 } cs_shim_path_t;
 
@@ -93,6 +94,8 @@ typedef enum {
     CS_SHIM_REASON_ALWAYS,        /* COSTA_SHIM_FALLBACK=always */
     CS_SHIM_REASON_UNSUPPORTED,   /* valid input the engine cannot do */
     CS_SHIM_REASON_MPI_MISMATCH,  /* the process's MPI is not this build's */
+    CS_SHIM_REASON_NO_WORK,       /* M or N is 0, or alpha = 0 and beta = 1:
+                                   * the real routine returns at once too */
     CS_SHIM_NREASON
 } cs_shim_reason_t;
 

@@ -8,13 +8,18 @@
  * application frees the grid, MPI frees the communicator and our delete
  * callback frees the duplicate with it.  One MPI_Comm_dup per grid, never
  * one per call.  On its first use the duplicate also learns which node
- * each of its ranks runs on (node_table), for the report.
+ * each of its ranks runs on (node_table), for the report.  A rank that
+ * cannot set the duplicate up (memory, attributes) tells the others
+ * before any collective that needs it, and every rank gives it up.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "config/log.h"
+#include "shim/shim_agree_int.h"
 #include "shim/shim_blacs_int.h"
+#include "shim/shim_fault_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_real_int.h"
 
@@ -50,10 +55,10 @@ static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
  * d->node[r] = the number of the node of rank r of d->comm (nodes numbered
  * 0, 1, ... in the order of their lowest rank), from MPI's own idea of a
  * node (MPI_COMM_TYPE_SHARED, which emulated nodes on one machine also
- * split).  Collective over d->comm.  NULL when MPI cannot tell (then every
- * byte counts as crossing nodes).
+ * split), into d->node and first (np ints each, allocated by the caller).
+ * Collective over d->comm.
  */
-static void node_table(dup_t *d)
+static void node_table(dup_t *d, int *first)
 {
     int me = 0, np = 0, lead = 0;
     MPI_Comm_rank(d->comm, &me);
@@ -67,13 +72,7 @@ static void node_table(dup_t *d)
     } else {
         lead = me;
     }
-    int *node = malloc((size_t)np * sizeof(*node));
-    int *first = malloc((size_t)np * sizeof(*first));
-    if (!node || !first) {
-        free(node);
-        free(first);
-        return;
-    }
+    int *node = d->node;
     MPI_Allgather(&lead, 1, MPI_INT, node, 1, MPI_INT, d->comm);
     /* leaders (lowest ranks of their node) become 0, 1, ... in order */
     int n = 0;
@@ -87,8 +86,6 @@ static void node_table(dup_t *d)
         }
         node[r] = first[l];
     }
-    free(first);
-    d->node = node;
 }
 
 cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p)
@@ -121,24 +118,52 @@ cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p)
         *comm_p = d->comm;
         return CS_OK;
     }
-    d = calloc(1, sizeof(*d));
-    if (!d) {
-        cs_shim_fatal("out of memory caching a communicator");
-    }
     /* collective over the context: every member makes its first call on
      * this context at the same point of the program */
-    if (MPI_Comm_dup(sys, &d->comm) != MPI_SUCCESS) {
-        free(d);
+    MPI_Comm dup;
+    if (MPI_Comm_dup(sys, &dup) != MPI_SUCCESS) {
         return CS_ERR_MPI;
     }
-    node_table(d);
-    if (MPI_Comm_set_attr(d->comm, cs_shim_node_keyval, d) != MPI_SUCCESS ||
-        MPI_Comm_set_attr(sys, cs_shim_dup_keyval, d) != MPI_SUCCESS) {
-        MPI_Comm_free(&d->comm);
-        free(d->node);
-        free(d);
-        return CS_ERR_MPI;
+    /* everything that can fail locally, then one agreement on the
+     * duplicate, then the collectives: a rank that failed alone must not
+     * skip the gather, nor free the duplicate by itself */
+    int np = 0;
+    MPI_Comm_size(dup, &np);
+    int *first = NULL;
+    int on_dup = 0, on_sys = 0;
+    d = cs_shim_fault(CS_CFG_FAULT_BLACS) ? NULL : calloc(1, sizeof(*d));
+    if (d) {
+        d->comm = dup;
+        d->node = malloc((size_t)np * sizeof(int));
+        first = malloc((size_t)np * sizeof(int));
     }
+    if (d && d->node && first) {
+        on_dup = MPI_Comm_set_attr(dup, cs_shim_node_keyval, d) ==
+                 MPI_SUCCESS;
+        on_sys = on_dup &&
+                 MPI_Comm_set_attr(sys, cs_shim_dup_keyval, d) == MPI_SUCCESS;
+    }
+    cs_status_t st = cs_shim_agree(on_sys ? CS_OK : CS_ERR_NOMEM, dup);
+    if (st != CS_OK) {
+        /* every rank frees the duplicate once: through the attribute's
+         * delete callback where it was set, else directly */
+        if (on_sys) {
+            MPI_Comm_delete_attr(sys, cs_shim_dup_keyval);
+        } else {
+            MPI_Comm_free(&dup);
+            if (d) {
+                free(d->node);
+            }
+            free(d);
+        }
+        free(first);
+        cs_log_info("context %d: no private communicator (%s): its calls go "
+                    "to ScaLAPACK",
+                    ctxt, cs_status_str(st));
+        return st;
+    }
+    node_table(d, first);
+    free(first);
     *comm_p = d->comm;
     return CS_OK;
 }

@@ -13,8 +13,10 @@
  * The private communicator of BLACS context ctxt: a duplicate of the
  * context's own communicator, created on first use and cached as an MPI
  * attribute of that communicator (freed with it).  The calling process must
- * be a member of ctxt.  Collective over the context on first use.
- * Returns CS_OK or CS_ERR_MPI.
+ * be a member of ctxt.  Collective over the context on first use, and
+ * then the same result on every rank: CS_OK, CS_ERR_NOMEM when some rank
+ * could not set it up (COSTA_SHIM_TEST_FAULT's `blacs` step), CS_ERR_MPI
+ * when MPI or BLACS failed.
  */
 cs_status_t cs_shim_ctxt_comm(int ctxt, MPI_Comm *comm_p);
 

@@ -64,8 +64,9 @@ typedef void (*cs_shim_serve_fn)(const cs_shim_call_t *g,
 typedef double (*cs_shim_arrive_fn)(const cs_shim_call_t *g);
 
 /* Seconds in MPI_Barrier over ctxt's private communicator (for arrive
- * functions).  Collective over ctxt. */
-double cs_shim_arrive_barrier(int ctxt, const char *name);
+ * functions; 0 when it could not be made, agreed on every rank).
+ * Collective over ctxt. */
+double cs_shim_arrive_barrier(int ctxt);
 
 /* Everything around a family's serve function: switches, nesting guard,
  * MPI readiness, configuration routing, fallback, statistics, trace. */

@@ -9,8 +9,10 @@
  * the family's routine runs; when the call took the engine path, the real
  * routine then runs again on the copy (a modified call record whose target
  * is the copy) and the two arrays are compared element by element.  The
- * real routine is collective; that is safe because the engine path is
- * decided collectively, so every rank of the call verifies.  Its nested
+ * real routine is collective, so whether to verify is part of the call's
+ * agreement (shim_decide_int.h): every rank verifies, or none does (a rank
+ * with the variable off or without memory for its copy says no).  Only a
+ * rank that compared something counts the call as verified.  Its nested
  * calls are not recorded (they belong to the check, not the application).
  */
 #include <math.h>
@@ -19,9 +21,11 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/log.h"
 #include "shim/shim.h"
 #include "shim/shim_blacs_int.h"
 #include "shim/shim_call_int.h"
+#include "shim/shim_fault_int.h"
 #include "shim/shim_init_int.h"
 #include "shim/shim_mpi_int.h"
 #include "shim/shim_process_int.h"
@@ -116,26 +120,30 @@ static int64_t target_elems(const cs_shim_call_t *g)
     return (lc - 1) * lld + lr;
 }
 
-static void verify_save(const cs_shim_call_t *g, cs_front_verify_t *v)
+/* Save this rank's target; 1 when it can verify (saved, or nothing of
+ * the target here), 0 without memory for the copy (the call's agreement
+ * then turns verification off on every rank). */
+static int verify_save(const cs_shim_call_t *g, cs_front_verify_t *v)
 {
     size_t es = cs_shim_routines[g->routine].esize;
     int64_t n = target_elems(g);
     v->copy = NULL;
     v->elems = 0;
     if (n <= 0) {
-        return;
+        return 1;
     }
-    /* RATIONALE: the check that follows is collective, so a rank cannot
-     * skip it alone; without memory for the copy the run stops. */
-    v->copy = malloc((size_t)n * es);
+    v->copy = cs_shim_fault(CS_CFG_FAULT_VERIFY) ? NULL
+                                                 : malloc((size_t)n * es);
     if (!v->copy) {
-        cs_shim_fatal("COSTA_SHIM_VERIFY: no memory for a %lld-byte copy "
-                      "of the target of %s",
-                      (long long)n * (long long)es,
-                      cs_shim_routines[g->routine].lower);
+        cs_log_info("COSTA_SHIM_VERIFY: no memory for a %lld-byte copy of "
+                    "the target of %s: the call is not verified",
+                    (long long)n * (long long)es,
+                    cs_shim_routines[g->routine].lower);
+        return 0;
     }
     memcpy(v->copy, g->b, (size_t)n * es);
     v->elems = (size_t)n;
+    return 1;
 }
 
 /* |x[k] - y[k]| for the routine's type (modulus for complex); 0 for equal
@@ -197,11 +205,11 @@ static double verify_run(const cs_shim_call_t *g, cs_front_verify_t *v)
 }
 
 /* The configuration's routing, else the family's routine (with the target
- * saved first when verifying).  Returns 1 when the target was saved. */
-static int route(const cs_shim_call_t *g, const cs_config_t *cfg,
-                 cs_shim_serve_fn serve, cs_shim_arrive_fn arrive,
-                 cs_shim_record_t *rec, cs_shim_trace_t *tr,
-                 cs_front_verify_t *v)
+ * saved first when verifying). */
+static void route(const cs_shim_call_t *g, const cs_config_t *cfg,
+                  cs_shim_serve_fn serve, cs_shim_arrive_fn arrive,
+                  cs_shim_record_t *rec, cs_shim_trace_t *tr,
+                  cs_front_verify_t *v)
 {
     const char *name = cs_shim_routines[g->routine].lower;
     if (cfg->fallback == CS_CFG_FALLBACK_ALWAYS) {
@@ -216,22 +224,17 @@ static int route(const cs_shim_call_t *g, const cs_config_t *cfg,
         rec->path = CS_SHIM_PATH_FALLBACK;
         rec->reason = CS_SHIM_REASON_SMALL;
     } else {
-        if (cfg->verify) {
-            verify_save(g, v);
-        }
+        tr->verify_ready = cfg->verify && verify_save(g, v);
         serve(g, cfg, rec, tr);
-        return cfg->verify;
     }
-    return 0;
 }
 
-double cs_shim_arrive_barrier(int ctxt, const char *name)
+double cs_shim_arrive_barrier(int ctxt)
 {
     MPI_Comm comm;
     double t0 = cs_shim_now();
     if (cs_shim_ctxt_comm(ctxt, &comm) != CS_OK) {
-        cs_shim_fatal("%s: cannot get the communicator of context %d", name,
-                      ctxt);
+        return 0.0; /* agreed on every rank: the real routine just runs */
     }
     MPI_Barrier(comm);
     return cs_shim_now() - t0;
@@ -290,7 +293,7 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
         enter_alone(g);
     }
     cs_front_verify_t v = {NULL, 0};
-    int saved = route(g, cfg, serve, arrive, &rec, &tr, &v);
+    route(g, cfg, serve, arrive, &rec, &tr, &v);
     if (rec.path == CS_SHIM_PATH_FALLBACK &&
         cfg->fallback == CS_CFG_FALLBACK_NEVER) {
         cs_shim_fatal("%s: the engine did not take this call (reason %s) "
@@ -298,13 +301,13 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
                       cs_shim_routines[g->routine].lower,
                       cs_shim_reason_str(rec.reason));
     }
-    if (rec.path != CS_SHIM_PATH_ENGINE) {
+    if (rec.path != CS_SHIM_PATH_ENGINE && rec.path != CS_SHIM_PATH_NONE) {
         cs_shim_call_real(g);
     }
     rec.t = cs_shim_now() - t0; /* the check below is not the call's time */
-    if (saved && rec.path == CS_SHIM_PATH_ENGINE) {
+    if (tr.verify_go && rec.path == CS_SHIM_PATH_ENGINE) {
         tr.maxdiff = verify_run(g, &v);
-        tr.verified = 1;
+        tr.verified = v.copy != NULL;
     }
     free(v.copy);
     if (single) {

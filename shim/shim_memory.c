@@ -23,27 +23,32 @@
  * quarter keeps the shim well below what the application itself holds,
  * on nodes the application fills to 80-90 %.
  *
- * Thread-safe as far as the workspace and plan cache are (one of each per
- * thread; the totals are atomic).
+ * Thread-safe: under MPI_THREAD_MULTIPLE each thread has its own
+ * workspace and plan cache, and their totals are atomic; admitting a call
+ * and reserving its memory, and handing a plan to the cache, happen under
+ * one lock (cs_mem_lock), so two threads cannot each be admitted against
+ * the same room.  The cap is computed once (pthread_once).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "config/config.h"
 #include "config/log.h"
+#include "shim/shim_fault_int.h"
 #include "shim/shim_memory_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_plan_cache_int.h"
 
 #include <mpi.h>
 
-int64_t cs_shim_mem_cap(void)
+static pthread_mutex_t cs_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t cs_mem_cap_once = PTHREAD_ONCE_INIT;
+static int64_t cs_mem_cap_bytes; /* written once, under cs_mem_cap_once */
+
+static void cap_compute(void)
 {
-    static int64_t cap = -3; /* not yet computed */
-    if (cap != -3) {
-        return cap;
-    }
     int64_t v = cs_cfg_get()->max_memory;
     if (v == CS_CFG_SIZE_WORD) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -51,8 +56,13 @@ int64_t cs_shim_mem_cap(void)
                 ? (int64_t)pages * (int64_t)page / cs_shim_local_ranks() / 4
                 : -1;
     }
-    cap = v;
-    return cap;
+    cs_mem_cap_bytes = v;
+}
+
+int64_t cs_shim_mem_cap(void)
+{
+    pthread_once(&cs_mem_cap_once, cap_compute);
+    return cs_mem_cap_bytes;
 }
 
 /* The most the shim held, transient plans included (for the report). */
@@ -84,8 +94,10 @@ int cs_shim_mem_fits(int64_t add)
     return cap < 0 || cs_shim_mem_held() + add <= cap;
 }
 
-int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
-                      const cs_eng_exec_opts_t *opts)
+/* Whether the call of plan may reserve its memory under the cap, after
+ * making room; nothing of the call is allocated.  Under cs_mem_lock. */
+static int admit(cs_eng_plan_t *plan, int cached,
+                 const cs_eng_exec_opts_t *opts)
 {
     int64_t cap = cs_shim_mem_cap();
     if (cap < 0) {
@@ -117,4 +129,29 @@ int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
         return 0;
     }
     return 1;
+}
+
+int cs_shim_mem_reserve(cs_eng_plan_t *plan, int cached,
+                        const cs_eng_exec_opts_t *opts, cs_status_t *st_p)
+{
+    if (cs_shim_fault(CS_CFG_FAULT_WORKSPACE)) {
+        *st_p = CS_ERR_NOMEM;
+        return 2;
+    }
+    pthread_mutex_lock(&cs_mem_lock);
+    int res = 1;
+    if (admit(plan, cached, opts)) {
+        *st_p = cs_eng_plan_reserve(plan, opts);
+        res = *st_p == CS_OK ? 0 : 2;
+    }
+    pthread_mutex_unlock(&cs_mem_lock);
+    return res;
+}
+
+int cs_shim_mem_keep(cs_shim_keep_fn keep, void *ctx, cs_eng_plan_t *plan)
+{
+    pthread_mutex_lock(&cs_mem_lock);
+    int kept = keep(ctx, plan);
+    pthread_mutex_unlock(&cs_mem_lock);
+    return kept;
 }

@@ -13,11 +13,7 @@
  * The memory budget (shim_memory.c).  cap: COSTA_SHIM_MAX_MEMORY in bytes,
  * auto resolved (a quarter of the node's memory over its ranks), -1 for
  * none.  held: what the shim holds (workspace, cached plans, shared send
- * buffer).  admit: whether the call of plan (cached: already in the plan
- * cache) may reserve its memory without the shim going above the cap,
- * after making room (the workspace released when larger than this call
- * needs, cached plans evicted, least recently used first); nothing of the
- * call is allocated.  Local.
+ * buffer).  Local, thread-safe.
  */
 int64_t cs_shim_mem_cap(void);
 int64_t cs_shim_mem_held(void);
@@ -25,8 +21,24 @@ int64_t cs_shim_mem_held(void);
 /* cap < 0 or held + add <= cap: the shim may hold add bytes more now
  * (the plan cache's budget, cs_shim_fits_fn). */
 int cs_shim_mem_fits(int64_t add);
-int cs_shim_mem_admit(cs_eng_plan_t *plan, int cached,
-                      const cs_eng_exec_opts_t *opts);
+
+/*
+ * Admit the call of plan (cached: already in the plan cache) under the
+ * cap, making room first (the workspace released when larger than this
+ * call needs, cached plans evicted, least recently used first), then
+ * reserve its memory (cs_eng_plan_reserve).  Returns 0 when reserved, 1
+ * when the call would take the shim above the cap (nothing allocated), 2
+ * when reserving failed (*st_p says why; also COSTA_SHIM_TEST_FAULT's
+ * `workspace` step).  Local; admission and reservation are one step for
+ * all threads.
+ */
+int cs_shim_mem_reserve(cs_eng_plan_t *plan, int cached,
+                        const cs_eng_exec_opts_t *opts, cs_status_t *st_p);
+
+/* keep(ctx, plan) (hand the plan to the plan cache, which asks
+ * cs_shim_mem_fits) as one step for all threads; its result.  Local. */
+typedef int (*cs_shim_keep_fn)(void *ctx, cs_eng_plan_t *plan);
+int cs_shim_mem_keep(cs_shim_keep_fn keep, void *ctx, cs_eng_plan_t *plan);
 
 /* Record what the shim holds now plus transient bytes (plans about to be
  * freed) for the peak; the peak so far.  Local. */

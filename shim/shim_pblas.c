@@ -21,6 +21,7 @@
 #include "shim/shim.h"
 #include "shim/shim_blacs_int.h"
 #include "shim/shim_call_int.h"
+#include "shim/shim_decide_int.h"
 #include "shim/shim_engine_int.h"
 #include "shim/shim_memory_int.h"
 #include "shim/shim_pblas_agree_int.h"
@@ -32,6 +33,9 @@
 #include <mpi.h>
 
 enum { ARG_OK = 0, ARG_UNSUPPORTED = 1, ARG_INVALID = 2 };
+
+/* Ints of a plan cache key (plan_key()). */
+#define CS_SHIM_PB_KEY 43
 
 /* One matrix operand, decoded from a DTYPE 1 or DTYPE 2 descriptor. */
 typedef struct {
@@ -188,7 +192,8 @@ static void build_layout(const operand_t *x, int p, int q, int rsel, int csel,
  * equal inputs, equal plan.
  */
 static int plan_key(const operand_t *xa, const operand_t *xc,
-                    const cs_eng_op_t *op, int p, int q, int *key)
+                    const cs_eng_op_t *op, int p, int q,
+                    int key[CS_SHIM_PB_KEY])
 {
     int n = 0;
     key[n++] = 0x70b1a5; /* not a p?gemr2d table (those differ in size) */
@@ -209,6 +214,9 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
     n += (int)(2 * sizeof(double) / sizeof(int));
     return n;
 }
+_Static_assert(CS_SHIM_PB_KEY == 1 + 2 * sizeof(operand_t) / sizeof(int) +
+                                      16 + 4 * sizeof(double) / sizeof(int),
+               "CS_SHIM_PB_KEY is the length plan_key() writes");
 
 /*
  * Build and reserve the plan of sub-problem (rsel, csel) of a call: the
@@ -217,62 +225,40 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
  * splits into one sub-problem per process row (column) of each replicated
  * dimension of C; a replicated A is read from the copy in the target's own
  * row (column) when C is replicated the same way, else from row (column)
- * 0.
+ * 0.  The sub-problems are not cached (each copy has its own plan, and
+ * such calls are rare).
  */
-static int plan_build(const operand_t *xa, const operand_t *xc,
-                      const cs_eng_op_t *op, int p, int q, int rsel, int csel,
-                      int me, const cs_config_t *cfg,
-                      cs_eng_exec_opts_t *opts_p, cs_eng_plan_t **plan_p,
-                      cs_status_t *st_p)
+static void plan_build(const operand_t *xa, const operand_t *xc,
+                       const cs_eng_op_t *op, int p, int q, int rsel,
+                       int csel, int me, const cs_config_t *cfg,
+                       cs_shim_job_t *j)
 {
     int *grid = malloc(2 * (size_t)p * (size_t)q * sizeof(int));
     if (!grid) {
-        *st_p = CS_ERR_NOMEM;
-        return 2;
+        j->st = CS_ERR_NOMEM;
+        cs_shim_job_refuse(j, CS_SHIM_V_NOMEM);
+        return;
     }
     cs_eng_layout_t la, lc; /* the plan keeps no pointer into them */
     build_layout(xa, p, q, rsel, csel, grid, &la);
     build_layout(xc, p, q, rsel, csel, grid + (size_t)p * (size_t)q, &lc);
-    int local =
-        cs_shim_engine_prepare(&la, &lc, op, me, cfg, opts_p, plan_p, st_p);
+    cs_shim_job_plan(j, &la, &lc, op, me, cfg);
     free(grid);
-    return local;
 }
 
-/* The sub-problems of a call with a replicated C (not cached: each copy
- * has its own plan, and such calls are rare). */
+/* The plan cache key of a call, for cs_shim_mem_keep(). */
 typedef struct {
-    int n;
-    cs_eng_plan_t **plan;
-} copies_t;
+    int key[CS_SHIM_PB_KEY];
+    int nkey;
+    int me;
+} keep_ctx_t;
 
-static int copies_prepare(const operand_t *xa, const operand_t *xc,
-                          const cs_eng_op_t *op, int p, int q, int me,
-                          const cs_config_t *cfg, cs_eng_exec_opts_t *opts_p,
-                          copies_t *cp, cs_status_t *st_p)
+static int keep_plan(void *ctx, cs_eng_plan_t *plan)
 {
-    int nr = xc->rsrc < 0 ? p : 1, nc = xc->csrc < 0 ? q : 1;
-    cp->n = nr * nc;
-    cp->plan = calloc((size_t)cp->n, sizeof(*cp->plan));
-    if (!cp->plan) {
-        *st_p = CS_ERR_NOMEM;
-        return 2;
-    }
-    int worst = 0;
-    for (int k = 0; k < cp->n && worst < 2; k++) {
-        int local = plan_build(xa, xc, op, p, q, k / nc, k % nc, me, cfg,
-                               opts_p, &cp->plan[k], st_p);
-        worst = local > worst ? local : worst;
-    }
-    return worst;
-}
-
-static void copies_free(copies_t *cp)
-{
-    for (int k = 0; cp->plan && k < cp->n; k++) {
-        cs_eng_plan_destroy(cp->plan[k]);
-    }
-    free(cp->plan);
+    static const int64_t none[4] = {0, 0, 0, 0};
+    keep_ctx_t *k = ctx;
+    return cs_shim_plan_cache_put(k->key, k->nkey, k->me, none, plan, 0,
+                                  cs_shim_mem_fits);
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -284,8 +270,9 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int arg = ARG_OK;
 
     /* op(A) and, for p?tradd, the trapezoid of sub(C) */
-    char t = rt->family == CS_SHIM_FAM_TRAN ? (rt->conj ? 'C' : 'T')
-                                            : (char)toupper(g->trans[0]);
+    char t = rt->family == CS_SHIM_FAM_TRAN
+                 ? (rt->conj ? 'C' : 'T')
+                 : (char)toupper((unsigned char)g->trans[0]);
     if (t != 'N' && t != 'T' && t != 'C') {
         arg = ARG_INVALID;
     }
@@ -295,7 +282,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     op.conj = t == 'C' && cplx;
     op.axpby = 1;
     if (rt->family == CS_SHIM_FAM_TRADD) {
-        char u = (char)toupper(g->uplo[0]);
+        char u = (char)toupper((unsigned char)g->uplo[0]);
         if (u != 'U' && u != 'L') {
             arg = ARG_INVALID;
         }
@@ -384,91 +371,75 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (g->m == 0 || g->n == 0 || (a0 && b1)) {
         /* PBLAS: checks, then a quick return without communication; each
          * process decides alone, exactly as PBLAS does */
-        if (arg == ARG_INVALID) {
-            rec->path = CS_SHIM_PATH_FALLBACK;
-            rec->reason = CS_SHIM_REASON_BAD_DESC;
-        }
+        rec->path = arg == ARG_INVALID ? CS_SHIM_PATH_FALLBACK
+                                       : CS_SHIM_PATH_NONE;
+        rec->reason = arg == ARG_INVALID ? CS_SHIM_REASON_BAD_DESC
+                                         : CS_SHIM_REASON_NO_WORK;
         return;
     }
 
     MPI_Comm comm;
     double t0 = cs_shim_now();
-    if (cs_shim_ctxt_comm(ctxt, &comm) != CS_OK) {
-        cs_shim_fatal("%s: cannot get the communicator of DESCA(CTXT_) %d",
-                      name, ctxt);
-    }
+    cs_status_t cst = cs_shim_ctxt_comm(ctxt, &comm);
     rec->t_wait = cs_shim_now() - t0; /* MPI_Comm_dup on a first call */
+    if (cst != CS_OK) {
+        /* the same on every process of the context */
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_MEMORY;
+        return;
+    }
     int me = myr * q + myc;
-    static const int64_t none[4] = {0, 0, 0, 0};
-    int key[48];
-    int nkey = 0;
-    cs_eng_plan_t *plan = NULL;
-    copies_t copies = {0};
-    cs_eng_exec_opts_t opts = {0};
-    cs_status_t st = CS_OK;
-    int local = 0, cached = 0;
+    cs_shim_job_t j;
+    cs_shim_job_init(&j, name, comm, cfg, tr);
+    keep_ctx_t kc = {.me = me};
     int split = arg == ARG_OK && ((xc.rsrc < 0 && p > 1) ||
                                   (xc.csrc < 0 && q > 1));
-    if (split) {
-        local = copies_prepare(&xa, &xc, &op, p, q, me, cfg, &opts, &copies,
-                               &st);
-    } else if (arg == ARG_OK) {
-        nkey = plan_key(&xa, &xc, &op, p, q, key);
-        plan = cs_shim_plan_cache_get(key, nkey, me, none);
-        cached = plan != NULL;
-        local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
-                       : plan_build(&xa, &xc, &op, p, q, 0, 0, me, cfg,
-                                    &opts, &plan, &st);
+    if (arg != ARG_OK) {
+        cs_shim_job_refuse(&j, arg == ARG_INVALID ? CS_SHIM_V_INVALID
+                                                  : CS_SHIM_V_UNSUPPORTED);
+    } else if (split) {
+        int nr = xc.rsrc < 0 ? p : 1, nc = xc.csrc < 0 ? q : 1;
+        cs_shim_job_plans(&j, nr * nc);
+        for (int k = 0; k < nr * nc && j.mine.verdict < CS_SHIM_V_NOMEM;
+             k++) {
+            plan_build(&xa, &xc, &op, p, q, k / nc, k % nc, me, cfg, &j);
+        }
+    } else {
+        kc.nkey = plan_key(&xa, &xc, &op, p, q, kc.key);
+        static const int64_t none[4] = {0, 0, 0, 0};
+        cs_eng_plan_t *plan = cs_shim_plan_cache_get(kc.key, kc.nkey, me,
+                                                     none);
+        if (plan) {
+            cs_shim_job_reuse(&j, plan, cfg);
+        } else {
+            plan_build(&xa, &xc, &op, p, q, 0, 0, me, cfg, &j);
+        }
+        cs_shim_job_wish_shm(&j, cfg);
     }
-    /* one reduction: invalid anywhere > unsupported > failed > memory >
-     * ok, and whether any rank wants the shared send buffer larger */
-    int64_t shm_need = 0;
-    int code = arg == ARG_INVALID       ? 4
-               : arg == ARG_UNSUPPORTED ? 3
-                                        : local;
-    code |= cs_shim_shm_wish(arg == ARG_OK && !split && local == 0 ? plan
-                                                                    : NULL,
-                             &opts, cfg, comm, &shm_need);
-    /* and whether every process passes the same arguments (the hash's
-     * maximum and negated minimum) */
+    /* one agreement: the worst verdict (invalid anywhere > unsupported >
+     * failed > memory > engine), the shared buffer, verification, and
+     * whether every process passes the same arguments (their identity) */
     int par[CS_SHIM_PB_NPAR];
     const int oa[6] = {xa.mb, xa.nb, xa.imb, xa.inb, xa.rsrc, xa.csrc};
     const int oc[6] = {xc.mb, xc.nb, xc.imb, xc.inb, xc.rsrc, xc.csrc};
     cs_shim_pblas_params(g, oa, oc, par);
-    int64_t h = arg == ARG_INVALID ? 0 : cs_shim_pblas_hash(par);
-    int64_t mine[3] = {code, h, -h}, all[3];
-    t0 = cs_shim_now();
-    MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm);
-    rec->t_wait += cs_shim_now() - t0; /* the call's first collective */
-    if ((all[0] & ~CS_SHIM_SHM_GROW) < 4 && all[1] != -all[2]) {
+    if (arg == ARG_INVALID) {
+        /* PBLAS's own message for invalid input, whatever the others pass */
+        cs_shim_job_identity(&j, NULL, 0, (const uint64_t[2]){0, 0});
+    } else {
+        cs_shim_job_identity(&j, par, CS_SHIM_PB_HASHED, NULL);
+    }
+    rec->t_wait += cs_shim_job_agree(&j, NULL, NULL, 0);
+    if (j.all.verdict < CS_SHIM_V_INVALID && !cs_shim_job_same_identity(&j)) {
         /* every process is here: PBLAS would go wrong; invalid input
-         * anywhere (4) is left to PBLAS's own message instead */
+         * anywhere is left to PBLAS's own message instead */
         cs_shim_pblas_disagree(par, comm, name);
     }
-    int worst = cs_shim_shm_agree((int)all[0], shm_need, name);
-    if (worst >= 3) {
-        rec->path = CS_SHIM_PATH_FALLBACK;
-        rec->reason = worst == 4 ? CS_SHIM_REASON_BAD_DESC
-                                 : CS_SHIM_REASON_UNSUPPORTED;
-        if (!cached) {
-            cs_eng_plan_destroy(plan);
-        }
-        copies_free(&copies);
-        return;
+    if (j.all.verdict == CS_SHIM_V_ENGINE) {
+        snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
+        snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
     }
-    snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
-    snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
-    if (split) {
-        cs_shim_engine_finish(name, local, worst, st, copies.plan, copies.n,
-                              g->a, g->b, comm, &opts, rec, 0);
-        free(copies.plan);
-        return;
-    }
-    int keep = cached || (local == 0 && worst == 0 &&
-                          cs_shim_plan_cache_put(key, nkey, me, none, plan, 0,
-                                                 cs_shim_mem_fits));
-    cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b, comm,
-                          &opts, rec, keep);
+    cs_shim_job_run(&j, split ? NULL : keep_plan, &kc, g->a, g->b, rec, tr);
 }
 
 /* The arrival barrier of a measure-only call: over A's context, unless
@@ -491,8 +462,7 @@ static double arrive(const cs_shim_call_t *g)
     if (p < 1 || myr < 0 || myr >= p || myc < 0 || myc >= q) {
         return 0.0;
     }
-    return cs_shim_arrive_barrier(g->desca[1],
-                                  cs_shim_routines[g->routine].lower);
+    return cs_shim_arrive_barrier(g->desca[1]);
 }
 
 void cs_shim_pblas(const cs_shim_call_t *g)

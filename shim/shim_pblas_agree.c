@@ -30,6 +30,7 @@ enum {
     P_WRANK = P_C + 6
 };
 _Static_assert(P_WRANK + 1 == CS_SHIM_PB_NPAR, "CS_SHIM_PB_NPAR");
+_Static_assert(P_WRANK == CS_SHIM_PB_HASHED, "the rank is not compared");
 
 static const char *const cs_pb_names[] = {
     [P_ROUTINE] = "the routine", [P_M] = "M", [P_N] = "N", [P_IA] = "IA",
@@ -63,19 +64,6 @@ void cs_shim_pblas_params(const cs_shim_call_t *g, const int xa[6],
     memcpy(&par_p[P_A], xa, 6 * sizeof(int));
     memcpy(&par_p[P_C], xc, 6 * sizeof(int));
     par_p[P_WRANK] = cs_shim_world_rank();
-}
-
-int64_t cs_shim_pblas_hash(const int par[CS_SHIM_PB_NPAR])
-{
-    uint64_t h = 14695981039346656037ULL; /* FNV-1a */
-    for (int k = 0; k < P_WRANK; k++) {
-        uint32_t v = (uint32_t)par[k];
-        for (int b = 0; b < 4; b++) {
-            h ^= (v >> (8 * b)) & 0xffu;
-            h *= 1099511628211ULL;
-        }
-    }
-    return (int64_t)(h & INT64_MAX);
 }
 
 /* The name of entry e of the parameters, for the message. */
@@ -115,9 +103,11 @@ void cs_shim_pblas_disagree(const int par[CS_SHIM_PB_NPAR], MPI_Comm comm,
         }
     }
     char fld[32], vals[512];
-    if (e == P_WRANK) { /* a hash collision in reverse: cannot happen */
-        snprintf(vals, sizeof(vals), "?");
-        snprintf(fld, sizeof(fld), "an argument");
+    if (e == P_WRANK) {
+        /* the digests differ while every argument is equal: not possible
+         * for equal ints, but said plainly rather than assumed */
+        snprintf(vals, sizeof(vals), "no argument differs");
+        snprintf(fld, sizeof(fld), "their digests");
     } else if (e >= P_ALPHA && e < P_A) {
         /* scalars: print the values, rank by rank */
         int base = e < P_BETA ? P_ALPHA : P_BETA;

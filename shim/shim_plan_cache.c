@@ -23,14 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "relabel/relabel.h"
+#include "shim/shim_digest_int.h"
 #include "shim/shim_plan_cache_int.h"
 
 enum { CS_SHIM_PLAN_CACHE = 16, CS_SHIM_PLAN_CACHE_MAX_INTS = 1 << 20 };
 
 typedef struct {
     int *tab;           /* copy of the exchanged table, n ints */
-    uint64_t hash;      /* of tab, for cs_shim_plan_cache_table */
+    uint64_t digest[2]; /* of tab's shared part (cs_shim_digest) */
     int n;
     int me;
     int64_t extra[4];   /* leading dimensions and trapezoid */
@@ -130,7 +130,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     memcpy(copy, tab, (size_t)n * sizeof(int));
     /* RATIONALE: the call was admitted under COSTA_SHIM_MAX_MEMORY with
-     * its plan (cs_shim_mem_admit), not with the copy of its table that
+     * its plan (cs_shim_mem_reserve), not with the copy of its table that
      * the cache keeps too: make room for both, or leave the plan out (the
      * call then frees it).  The budget is asked through `fits` because
      * the budget itself counts (and evicts) what this cache holds. */
@@ -155,7 +155,7 @@ int cs_shim_plan_cache_put(const int *tab, int n, int me,
     }
     entry_free(victim);
     victim->tab = copy;
-    victim->hash = cs_rl_hash_ints(0, copy + priv, n - priv);
+    cs_shim_digest(copy + priv, n - priv, victim->digest);
     victim->n = n;
     victim->me = me;
     memcpy(victim->extra, extra, sizeof(victim->extra));
@@ -198,7 +198,7 @@ void cs_shim_plan_cache_clear(void)
 }
 
 const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
-                                    uint64_t *hash_p)
+                                    uint64_t digest_p[2])
 {
     const cs_shim_plan_cache_t *c = cache_mine();
     const cs_shim_plan_entry_t *best = NULL;
@@ -215,6 +215,7 @@ const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
     if (!best) {
         return NULL;
     }
-    *hash_p = best->hash;
+    digest_p[0] = best->digest[0];
+    digest_p[1] = best->digest[1];
     return best->tab;
 }

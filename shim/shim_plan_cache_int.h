@@ -20,9 +20,9 @@ typedef int (*cs_shim_fits_fn)(int64_t add);
  * was not taken: the caller still owns it); the plan and the copy of the
  * table must fit the budget `fits` (cs_shim_mem_fits), least recently
  * used plans are evicted to make room; the table's first priv ints are
- * this process's own and left out of its hash, which the processes
+ * this process's own and left out of its digests, which the processes
  * compare (cs_shim_plan_cache_table).  clear: free all (finalize).
- * Local; one thread at a time.
+ * Local; each thread has its own cache.
  */
 cs_eng_plan_t *cs_shim_plan_cache_get(const int *tab, int n, int me,
                                       const int64_t extra[4]);
@@ -40,14 +40,13 @@ int cs_shim_plan_cache_evict(const cs_eng_plan_t *keep);
 
 /*
  * The most recently used cached table (n ints, rows of nrow ints) whose
- * row `me` equals row, or NULL; *hash_p gets its cs_rl_hash_ints
- * (computed once, when the table was cached: of all but its private
- * ints).  Lets p?gemr2d skip its table exchange when every rank holds the
- * same cached table (see shim_redist_table.c).  The pointer is valid until
- * the next put or clear.
- * Local.
+ * row `me` equals row, or NULL; digest_p gets its two digests
+ * (cs_shim_digest, computed once when the table was cached: of all but
+ * its private ints).  Lets p?gemr2d settle its table without a gather
+ * when every rank holds the same cached table (see shim_redist_table.c).
+ * The pointer is valid until the next put or clear.  Local.
  */
 const int *cs_shim_plan_cache_table(const int *row, int nrow, int n, int me,
-                                    uint64_t *hash_p);
+                                    uint64_t digest_p[2]);
 
 #endif /* CS_SHIM_SHIM_PLAN_CACHE_INT_H */

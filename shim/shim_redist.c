@@ -23,6 +23,7 @@
 #include "shim/shim.h"
 #include "shim/shim_blacs_int.h"
 #include "shim/shim_call_int.h"
+#include "shim/shim_decide_int.h"
 #include "shim/shim_disagree_int.h"
 #include "shim/shim_engine_int.h"
 #include "shim/shim_grid_registry_int.h"
@@ -129,7 +130,7 @@ static const char *field_name(int x, int e, char *buf, size_t len)
 }
 
 /* What every process concludes from the table. */
-typedef enum { D_ENGINE, D_FALLBACK, D_FATAL } decision_t;
+typedef enum { D_ENGINE, D_FALLBACK, D_NOMEM, D_FATAL } decision_t;
 
 typedef struct {
     int p, q;          /* grid shape */
@@ -168,8 +169,7 @@ static decision_t check_matrix(const int *tab, int np, int x, grid_t *gr,
     }
     gr->rank = malloc((size_t)gr->p * (size_t)gr->q * sizeof(int));
     if (!gr->rank) {
-        snprintf(msg, len, "out of memory");
-        return D_FATAL;
+        return D_NOMEM; /* this rank only: agreed as a memory fallback */
     }
     for (int k = 0; k < gr->p * gr->q; k++) {
         gr->rank[k] = -1;
@@ -378,14 +378,98 @@ static void trapezoid(const cs_shim_call_t *g, cs_eng_op_t *op)
     }
 }
 
-/* Collective part: table, decision, engine.  Fills rec and trace; on a
- * fallback decision the caller runs the real routine. */
+/* The plan key besides the table: leading dimensions (as the layouts get
+ * them) and the trapezoid. */
+typedef struct {
+    cs_shim_rt_t *t;
+    int64_t key[4];
+} keep_ctx_t;
+
+static int keep_plan(void *ctx, cs_eng_plan_t *plan)
+{
+    keep_ctx_t *k = ctx;
+    return k->t->key && cs_shim_plan_cache_put(k->t->key, k->t->nkey, 0,
+                                               k->key, plan, K_PRIV,
+                                               cs_shim_mem_fits);
+}
+
+/* This rank's wish for the shared send buffer.  RATIONALE: a large
+ * p?trmr2d (the trapezoid: packages the shared send buffer takes) may
+ * grow that buffer; a plain copy is not worth its page faults. */
+static void wish_shm(cs_shim_job_t *j, const cs_shim_call_t *g,
+                     const cs_eng_op_t *op, const cs_config_t *cfg)
+{
+    int64_t bytes =
+        (int64_t)g->m * g->n * (int64_t)cs_shim_routines[g->routine].esize;
+    if (op->mask != CS_ENG_MASK_NONE && bytes >= CS_SHIM_TRMR_SHM_BYTES) {
+        cs_shim_job_wish_shm(j, cfg);
+    }
+}
+
+/*
+ * The decision on the table, layouts, trace grids and relabeling
+ * observation; then, when j is given, this rank's plan for the call,
+ * reserved.  Returns the table's verdict (engine, invalid: ScaLAPACK's own
+ * message; fatal, with msg; nomem: this rank could not rebuild the
+ * table).  Local.
+ */
+static cs_shim_verdict_t decide_and_plan(const cs_config_t *cfg,
+                                         cs_shim_rt_t *t, const keep_ctx_t *kc,
+                                         const cs_eng_op_t *op,
+                                         cs_shim_job_t *j, MPI_Comm comm,
+                                         cs_shim_record_t *rec,
+                                         cs_shim_trace_t *tr, char *msg,
+                                         size_t len)
+{
+    grid_t ga = {0}, gb = {0};
+    if (cs_shim_rt_expand(t, comm) != CS_OK) {
+        return CS_SHIM_V_NOMEM;
+    }
+    decision_t d = decide(t->tab, t->np, &ga, &gb, msg, len);
+    if (d == D_ENGINE) {
+        grid_str(t->tab, &ga, tr->grid_a, sizeof(tr->grid_a));
+        grid_str(t->tab, &gb, tr->grid_b, sizeof(tr->grid_b));
+        if (t->key) {
+            /* kept with the plan, for the trace of repeated calls */
+            memcpy(t->key + K_GRID_A, tr->grid_a, sizeof(tr->grid_a));
+            memcpy(t->key + K_GRID_B, tr->grid_b, sizeof(tr->grid_b));
+        }
+        cs_eng_layout_t la, lb;
+        build_layout(&ga, (int)kc->key[0], &la);
+        build_layout(&gb, (int)kc->key[1], &lb);
+        if (cfg->relabel != CS_CFG_RELABEL_OFF) {
+            cs_shim_relabel_observe(&la, &lb, op, comm,
+                                    grid_stamp(t->tab, t->np, 0),
+                                    grid_stamp(t->tab, t->np, 1), rec);
+        }
+        cs_eng_plan_t *plan =
+            j && t->key ? cs_shim_plan_cache_get(t->key, t->nkey, 0, kc->key)
+                        : NULL;
+        if (plan) {
+            cs_shim_job_reuse(j, plan, cfg);
+        } else if (j) {
+            cs_shim_job_plan(j, &la, &lb, op, t->me, cfg);
+        }
+    }
+    free(ga.rank);
+    free(gb.rank);
+    return d == D_ENGINE     ? CS_SHIM_V_ENGINE
+           : d == D_NOMEM    ? CS_SHIM_V_NOMEM
+           : d == D_FALLBACK ? CS_SHIM_V_INVALID
+                             : CS_SHIM_V_FATAL;
+}
+
+/* Classify, agree, prepare, commit, execute (shim_decide_int.h).  Fills
+ * rec and trace; on a fallback the caller runs the real routine. */
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                   cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
     const char *name = cs_shim_routines[g->routine].lower;
     if (g->m == 0 || g->n == 0) {
-        return; /* ScaLAPACK returns at once, reading nothing: so do we */
+        /* ScaLAPACK returns at once, reading nothing: so do we */
+        rec->path = CS_SHIM_PATH_NONE;
+        rec->reason = CS_SHIM_REASON_NO_WORK;
+        return;
     }
     int pr, pc, myr, myc;
     cs_shim_gridinfo(g->ictxt, &pr, &pc, &myr, &myc);
@@ -396,11 +480,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     }
     MPI_Comm comm;
     double t0 = cs_shim_now();
-    if (cs_shim_ctxt_comm(g->ictxt, &comm) != CS_OK) {
-        cs_shim_fatal("%s: cannot get the communicator of ICTXT %d", name,
-                      g->ictxt);
-    }
+    cs_status_t cst = cs_shim_ctxt_comm(g->ictxt, &comm);
     rec->t_wait = cs_shim_now() - t0; /* MPI_Comm_dup on a first call */
+    if (cst != CS_OK) {
+        /* the same on every process of the context */
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_MEMORY;
+        return;
+    }
     int me, np;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &np);
@@ -413,107 +500,95 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int relabel = cfg->relabel != CS_CFG_RELABEL_OFF;
     fill_matrix(row, 0, g->desca, g->ia, g->ja, g->m, g->n, g->a, relabel);
     fill_matrix(row, 1, g->descb, g->ib, g->jb, g->m, g->n, g->b, relabel);
-    /* the plan's key besides the table: leading dimensions (as the
-     * layouts get them) and the trapezoid */
     cs_eng_op_t op = cs_shim_eng_op(g); /* a bit-exact copy */
     if (g->uplo) {
         trapezoid(g, &op);
     }
-    int64_t key[4] = {g->desca[1] >= 0 && g->desca[8] > 0 ? g->desca[8] : 1,
-                      g->descb[1] >= 0 && g->descb[8] > 0 ? g->descb[8] : 1,
-                      op.mask, op.mask_k};
     cs_shim_rt_t t;
-    rec->t_wait += cs_shim_rt_exchange(
-        row, np, me, comm, key, cfg->test_nomem == cs_shim_world_rank(), &t);
-    /* the plan is a function of the table, this rank, its leading
-     * dimensions and the trapezoid: reuse it when all are equal */
+    keep_ctx_t kc = {&t,
+                     {g->desca[1] >= 0 && g->desca[8] > 0 ? g->desca[8] : 1,
+                      g->descb[1] >= 0 && g->descb[8] > 0 ? g->descb[8] : 1,
+                      op.mask, op.mask_k}};
+    cs_shim_job_t j;
+    cs_shim_job_init(&j, name, comm, cfg, tr);
+    j.mine.relabel = relabel;
+
+    /* prepare what a settled table needs: its cached plan, reserved */
+    if (cs_shim_rt_prepare(&t, row, np, me) != CS_OK) {
+        cs_shim_job_refuse(&j, CS_SHIM_V_NOMEM);
+    }
     cs_eng_plan_t *plan =
-        t.key ? cs_shim_plan_cache_get(t.key, t.nkey, 0, key) : NULL;
-    grid_t ga = {0}, gb = {0};
-    cs_eng_layout_t la, lb;
-    decision_t d = D_ENGINE;
-    if (plan && t.agreed && !relabel) {
-        /* RATIONALE: a repeated call, settled by the first reduction: its
-         * table went to the engine before and its plan is here, so there
-         * is nothing to decide or build, in O(1) whatever the number of
-         * processes */
+        t.proposed ? cs_shim_plan_cache_get(t.key, t.nkey, 0, kc.key) : NULL;
+    j.mine.unsettled = !t.proposed;
+    j.mine.unprepared = plan == NULL;
+    if (t.proposed) {
+        cs_shim_job_identity(&j, NULL, 0, t.digest);
+    }
+    if (plan) {
+        cs_shim_job_reuse(&j, plan, cfg);
+        wish_shm(&j, g, &op, cfg);
+    }
+
+    /* the first agreement: settles a table every rank holds, else
+     * carries what the gather does not need to (a fixed count for a given
+     * number of processes, also where the buffers are missing) */
+    int64_t mine[CS_SHIM_RT_EXTRA_MAX], all[CS_SHIM_RT_EXTRA_MAX];
+    int nx = cs_shim_rt_extra(&t, row, mine);
+    rec->t_wait += cs_shim_job_agree(&j, mine, all, nx);
+    char msg[512] = "";
+    if (cs_shim_rt_settle(&t, all, cs_shim_job_same_identity(&j),
+                          (int)j.all.unsettled)) {
+        /* RATIONALE: a repeated call: its table went to the engine
+         * before, so it needs no gather, in O(1) whatever the number of
+         * processes; where every rank holds its plan too, the one
+         * agreement decided it */
+        tr->table = "cached";
         memcpy(tr->grid_a, t.key + K_GRID_A, sizeof(tr->grid_a));
         memcpy(tr->grid_b, t.key + K_GRID_B, sizeof(tr->grid_b));
+        if (j.all.unprepared) {
+            /* some rank builds its plan (another leading dimension):
+             * agree again on what every rank prepared */
+            if (!plan) {
+                cs_shim_job_refuse(&j, decide_and_plan(cfg, &t, &kc, &op, &j,
+                                                       comm, rec, tr, msg,
+                                                       sizeof(msg)));
+                wish_shm(&j, g, &op, cfg);
+            }
+            cs_shim_job_agree(&j, NULL, NULL, 0);
+        }
+        if (relabel && plan && j.all.verdict == CS_SHIM_V_ENGINE) {
+            decide_and_plan(cfg, &t, &kc, &op, NULL, comm, rec, tr, msg,
+                            sizeof(msg));
+        }
     } else {
-        cs_shim_rt_expand(&t, np, comm);
-        char msg[512] = "";
-        d = decide(t.tab, np, &ga, &gb, msg, sizeof(msg));
-        if (d == D_FATAL) {
-            cs_shim_fatal("%s: %s", name, msg);
-        }
-        if (d == D_FALLBACK) {
-            rec->path = CS_SHIM_PATH_FALLBACK;
-            rec->reason = CS_SHIM_REASON_BAD_DESC;
-            cs_log_info("%s: forwarded to ScaLAPACK: %s", name, msg);
-        }
-    }
-    if (d == D_ENGINE && t.tab) {
-        grid_str(t.tab, &ga, tr->grid_a, sizeof(tr->grid_a));
-        grid_str(t.tab, &gb, tr->grid_b, sizeof(tr->grid_b));
-        if (t.key) {
-            /* kept with the plan, for the trace of repeated calls */
-            memcpy(t.key + K_GRID_A, tr->grid_a, sizeof(tr->grid_a));
-            memcpy(t.key + K_GRID_B, tr->grid_b, sizeof(tr->grid_b));
-            plan = plan ? plan
-                        : cs_shim_plan_cache_get(t.key, t.nkey, 0, key);
-        }
-        build_layout(&ga, (int)key[0], &la);
-        build_layout(&gb, (int)key[1], &lb);
-        if (relabel) {
-            cs_shim_relabel_observe(&la, &lb, &op, comm,
-                                    grid_stamp(t.tab, np, 0),
-                                    grid_stamp(t.tab, np, 1), rec);
+        /* a new table (or some rank without the exchange's buffers:
+         * nobody gathers): decide, prepare, and agree on what was
+         * prepared */
+        int nomem = j.all.verdict >= CS_SHIM_V_NOMEM;
+        cs_shim_job_free(&j);
+        cs_shim_job_init(&j, name, comm, cfg, tr);
+        if (nomem || cs_shim_rt_gather(&t, row, all, comm) != CS_OK) {
+            j.all = j.mine;
+            j.all.verdict = CS_SHIM_V_NOMEM;
+        } else {
+            tr->table = "gathered";
+            cs_shim_job_refuse(&j, decide_and_plan(cfg, &t, &kc, &op, &j,
+                                                   comm, rec, tr, msg,
+                                                   sizeof(msg)));
+            wish_shm(&j, g, &op, cfg);
+            cs_shim_job_agree(&j, NULL, NULL, 0);
         }
     }
-    if (d == D_ENGINE) {
-        int cached = plan != NULL;
-        cs_eng_exec_opts_t opts;
-        cs_status_t st;
-        int local = cached ? cs_shim_engine_reuse(plan, cfg, &opts, &st)
-                           : cs_shim_engine_prepare(&la, &lb, &op, me, cfg,
-                                                    &opts, &plan, &st);
-        /* RATIONALE: a second reduction only where some rank may have to
-         * allocate (settle, from the first): a refusal under the cap or
-         * an allocation failure on any rank then sends every rank to the
-         * real routine; a repeated call whose memory is in place needs
-         * none, and can neither fail nor be refused.  A large p?trmr2d
-         * (the trapezoid: packages the shared send buffer takes) pays one
-         * too, so that it may grow that buffer; whether to reduce must be
-         * the same on every rank, so it depends on the call alone. */
-        int64_t shm_need = 0;
-        int code = local;
-        int big_trmr = op.mask != CS_ENG_MASK_NONE &&
-                       (int64_t)g->m * g->n *
-                               (int64_t)cs_shim_routines[g->routine].esize >=
-                           CS_SHIM_TRMR_SHM_BYTES;
-        if (big_trmr) {
-            code |= cs_shim_shm_wish(local == 0 ? plan : NULL, &opts, cfg,
-                                     comm, &shm_need);
-        }
-        int worst = code;
-        if (t.settle || big_trmr) {
-            MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
-            worst = cs_shim_shm_agree(worst, shm_need, name);
-        } else if (local != 0) {
-            /* cannot happen: nothing was to be allocated */
-            cs_shim_fatal("%s: the engine could not prepare a call it had "
-                          "prepared before (%s)",
-                          name, cs_status_str(st));
-        }
-        int keep = cached || (local == 0 && worst == 0 && t.key &&
-                              cs_shim_plan_cache_put(t.key, t.nkey, 0, key,
-                                                     plan, K_PRIV,
-                                                     cs_shim_mem_fits));
-        cs_shim_engine_finish(name, local, worst, st, &plan, 1, g->a, g->b,
-                              comm, &opts, rec, keep);
+    if (j.all.verdict == CS_SHIM_V_FATAL) {
+        cs_shim_fatal("%s: %s", name,
+                      msg[0] ? msg
+                             : "another process found the call's arguments "
+                               "inconsistent (see its message)");
     }
-    free(ga.rank);
-    free(gb.rank);
+    if (j.all.verdict == CS_SHIM_V_INVALID) {
+        cs_log_info("%s: forwarded to ScaLAPACK: %s", name, msg);
+    }
+    cs_shim_job_run(&j, keep_plan, &kc, g->a, g->b, rec, tr);
     cs_shim_rt_free(&t);
 }
 
@@ -530,8 +605,7 @@ static double arrive(const cs_shim_call_t *g)
     if (pr < 1 || myr < 0 || myr >= pr || myc < 0 || myc >= pc) {
         return 0.0;
     }
-    return cs_shim_arrive_barrier(g->ictxt,
-                                  cs_shim_routines[g->routine].lower);
+    return cs_shim_arrive_barrier(g->ictxt);
 }
 
 void cs_shim_redist(const cs_shim_call_t *g)

@@ -58,38 +58,63 @@ enum {
     K_MATCH = K_GRID_A               /* ints matched */
 };
 
-/* The table of one call as cs_shim_rt_exchange() leaves it. */
+/* The table of one call, from its preparation to its agreement. */
 typedef struct {
+    int np, me;
     int *key;      /* compact table: K_PRIV private ints, then the shared
                     * ones (the same on every process) */
     int nkey;
-    int agreed;    /* every process proposed this table from its cache
-                    * (no gather was needed) */
-    int settle;    /* some process may have to allocate for the call */
+    int proposed;  /* key holds a cached table this process proposes */
+    int settled;   /* every process proposed this very table */
+    uint64_t digest[2]; /* of the proposal's shared part */
+    int *both;     /* 2 x np gathered grid positions */
     int *tab;      /* np * F_NINFO rows, once cs_shim_rt_expand() ran */
 } cs_shim_rt_t;
 
 /*
- * Exchange the table of a call whose own row is `row` (this process's
- * rank me of np in comm).  One MPI_Allreduce of a few dozen integers
- * carries what must agree (and, when every process holds the same table
- * from an earlier call, settles it); then, unless the table was settled,
- * one MPI_Allgather of each process's two grid positions, or, when the
- * processes disagree, of every row (t->tab set: the decision names the
- * disagreement).  key: the plan's key besides the table (cache lookup);
- * test_nomem: this process pretends it may allocate.  Collective over
- * comm.  Returns the seconds spent in the first reduction (the arrival
- * wait).  Fatal on out of memory.
+ * Before the call's first agreement (local): this process's row and the
+ * buffers the exchange needs (allocated now, so that a process without
+ * memory says so in the agreement instead of failing inside a collective;
+ * COSTA_SHIM_TEST_FAULT's `table` step fails them), and the cached table
+ * it proposes, if any (t->proposed; its digests in t->digest).  Returns
+ * CS_OK or CS_ERR_NOMEM.
  */
-double cs_shim_rt_exchange(const int *row, int np, int me, MPI_Comm comm,
-                           const int64_t key[4], int test_nomem,
-                           cs_shim_rt_t *t);
+cs_status_t cs_shim_rt_prepare(cs_shim_rt_t *t, const int *row, int np,
+                               int me);
+
+/* The int64 the table adds to the first agreement, into extra (at most
+ * CS_SHIM_RT_EXTRA_MAX); returns how many.  Local. */
+#define CS_SHIM_RT_EXTRA_MAX 512
+int cs_shim_rt_extra(const cs_shim_rt_t *t, const int *row, int64_t *extra);
+
+/*
+ * After the first agreement (all: its extra part; same_id: the vote's
+ * identity agreed; unsettled: some process proposed nothing): 1 when every
+ * process proposed the same cached table, which then is the call's table
+ * (t->settled).  The proposals are compared exactly (their shared parts
+ * field by field, the grid positions too up to CS_SHIM_RT_EXACT_NP
+ * processes) and by the two digests.  Local: a function of the reduced
+ * values alone, the same on every process.
+ */
+#define CS_SHIM_RT_EXACT_NP 16
+int cs_shim_rt_settle(cs_shim_rt_t *t, const int64_t *all, int same_id,
+                      int unsettled);
+
+/*
+ * An unsettled table: gather what the reduction could not carry, each
+ * process's two grid positions or, when the processes disagree (their
+ * rows whole, so that the decision can name who passed what; a process
+ * without memory for them fails the call on every process: returns
+ * CS_ERR_NOMEM everywhere).  Collective over comm.
+ */
+cs_status_t cs_shim_rt_gather(cs_shim_rt_t *t, const int *row,
+                              const int64_t *all, MPI_Comm comm);
 
 /* t->tab: every process's row, rebuilt from the compact table (a no-op
- * when already there).  Local; fatal on out of memory. */
-void cs_shim_rt_expand(cs_shim_rt_t *t, int np, MPI_Comm comm);
+ * when already there).  Local; CS_ERR_NOMEM without memory. */
+cs_status_t cs_shim_rt_expand(cs_shim_rt_t *t, MPI_Comm comm);
 
-/* Free what cs_shim_rt_exchange() and cs_shim_rt_expand() allocated. */
+/* Free what the functions above allocated. */
 void cs_shim_rt_free(cs_shim_rt_t *t);
 
 #endif /* CS_SHIM_SHIM_REDIST_INT_H */

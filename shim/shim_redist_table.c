@@ -5,28 +5,37 @@
  * RATIONALE: every process needs every other's view of the call, and the
  * views used to travel whole: F_NINFO ints per process in one
  * MPI_Allgather, 132 bytes times P received by every process on each first
- * call (8.6 MB at P = 65536), and tables were cached only up to 31,775
- * processes, so above that every call gathered again.  But in a valid
- * call almost everything in a view is the same on every process (M, N,
- * the routine, and for each grid its shape and descriptor entries, which
- * all of its members must pass alike); only where each process sits in
- * the two grids differs.  So the parts that must agree go into the one
- * MPI_Allreduce the call makes anyway (their maximum and their negated
- * maximum: the processes agree exactly when the two meet), and only the
- * two grid positions of each process are gathered: 8 bytes times P.
- * When the processes do not agree the views are gathered whole, as
- * before, so that the decision can name who passed what.  A table that
- * every process holds from an earlier call is settled by the reduction
- * alone (a flag and a 63-bit hash of the shared part, maximum and negated
- * minimum), without a gather.
+ * call (8.6 MB at P = 65536).  But in a valid call almost everything in a
+ * view is the same on every process (M, N, the routine, and for each grid
+ * its shape and descriptor entries, which all of its members must pass
+ * alike); only where each process sits in the two grids differs.  So the
+ * parts that must agree go into the call's first agreement (their maximum
+ * and their negated maximum: the processes agree exactly when the two
+ * meet), and only the two grid positions of each process are gathered: 8
+ * bytes times P.  When the processes do not agree the views are gathered
+ * whole, so that the decision can name who passed what.
+ *
+ * A table that every process holds from an earlier call is settled by the
+ * agreement alone, without a gather.  Each process proposes the cached
+ * table whose row for it equals its row now; the proposals must then be
+ * the same table, and that is confirmed, not assumed: their shared parts
+ * travel field by field (maximum and complement), their grid positions
+ * too up to CS_SHIM_RT_EXACT_NP processes, and beyond that two independent
+ * 64-bit digests of the whole (cs_shim_digest).  Processes can hold
+ * different tables that match their rows (check 36 makes them), so a
+ * single hash would let a collision send them down different paths.
+ * Every buffer the exchange needs is allocated before the first agreement
+ * (cs_shim_rt_prepare), so a process without memory says so there.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "config/log.h"
+#include "shim/shim_agree_int.h"
+#include "shim/shim_fault_int.h"
 #include "shim/shim_plan_cache_int.h"
-#include "shim/shim_process_int.h"
 #include "shim/shim_redist_int.h"
 
 /* The shared part of a compact table (after its K_PRIV private ints). */
@@ -47,15 +56,13 @@ enum {
     S_POS = S_FIRST + 4      /* 2 x np positions: R * Q + C + 1, 0 outside */
 };
 
-/* The reduction (MPI_MAX over int64): the cache proposal, then what must
- * agree, each as (v, -v), what is taken as a minimum as -v, as a maximum
- * as v; LLONG_MIN where a process has nothing to say. */
+/* The table's part of the first agreement (MPI_MAX over int64): what
+ * must agree, each as (v, -v), what is taken as a minimum as -v, as a
+ * maximum as v; LLONG_MIN where a process has nothing to say.  Then the
+ * proposal (its shared part, and its positions on small grids) as
+ * (v, ~v) pairs. */
 enum {
-    R_FLAG = 0, /* 1: no cached table proposed */
-    R_HASH,
-    R_NHASH,
-    R_SETTLE,
-    R_CALL,     /* M, N, routine: 3 pairs */
+    R_CALL = 0, /* M, N, routine: 3 pairs */
     R_X0 = R_CALL + 6,
     /* per matrix */
     RX_IN = 0,
@@ -64,8 +71,12 @@ enum {
     RX_STAMP = RX_NM + 2,
     R_XN,
     R_FIRST = R_X0 + 2 * R_XN, /* -(process) per local problem */
-    R_N = R_FIRST + 4
+    R_N = R_FIRST + 4,
+    R_PROP = R_N               /* the proposal's pairs */
 };
+_Static_assert(R_PROP + 2 * (S_POS + 2 * CS_SHIM_RT_EXACT_NP) <=
+                   CS_SHIM_RT_EXTRA_MAX,
+               "CS_SHIM_RT_EXTRA_MAX holds the table's part");
 
 /* The descriptor entries of a row that every member must pass alike, in
  * the order of RX_PAIRS and of the shared part's SX_P.. (M_, N_ apart). */
@@ -73,16 +84,6 @@ static const int agree_x[8] = {X_P, X_Q, X_MB, X_NB, X_RSRC, X_CSRC, X_I,
                                X_J};
 static const int shared_x[8] = {SX_P, SX_Q, SX_MB, SX_NB, SX_RSRC, SX_CSRC,
                                 SX_I, SX_J};
-
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        cs_shim_fatal("out of memory exchanging a call's table (%zu bytes)",
-                      bytes);
-    }
-    return p;
-}
 
 /* This process's contribution to the reduction (proposal set apart). */
 static void reduce_row(const int *row, int me, int64_t *r)
@@ -167,79 +168,110 @@ static void positions(const int *row, int pos[2])
     }
 }
 
-double cs_shim_rt_exchange(const int *row, int np, int me, MPI_Comm comm,
-                           const int64_t key[4], int test_nomem,
-                           cs_shim_rt_t *t)
+cs_status_t cs_shim_rt_prepare(cs_shim_rt_t *t, const int *row, int np,
+                               int me)
 {
     memset(t, 0, sizeof(*t));
-    int nkey = K_PRIV + S_POS + 2 * np;
+    t->np = np;
+    t->me = me;
+    t->nkey = K_PRIV + S_POS + 2 * np;
+    if (cs_shim_fault(CS_CFG_FAULT_TABLE)) {
+        return CS_ERR_NOMEM;
+    }
+    t->key = malloc((size_t)t->nkey * sizeof(int));
+    t->both = malloc((size_t)np * 2 * sizeof(int));
+    if (!t->key || !t->both) {
+        return CS_ERR_NOMEM;
+    }
     int match[K_MATCH];
     match[K_ME] = me;
     memcpy(match + K_ROW, row, F_NINFO * sizeof(int));
-    uint64_t hash = 0;
-    const int *prev = cs_shim_plan_cache_table(match, K_MATCH, nkey, 0,
-                                               &hash);
-    int64_t mine[R_N], all[R_N];
-    mine[R_FLAG] = 1;
-    mine[R_HASH] = 0;
-    mine[R_NHASH] = 0;
-    mine[R_SETTLE] = 1;
+    const int *prev = cs_shim_plan_cache_table(match, K_MATCH, t->nkey, 0,
+                                               t->digest);
     if (prev) {
-        /* this process may have to allocate: no plan for this table with
-         * this key, or its workspace is not there any more */
-        const cs_eng_plan_t *plan = cs_shim_plan_cache_get(prev, nkey, 0,
-                                                           key);
-        int64_t h = (int64_t)(hash & INT64_MAX);
-        mine[R_FLAG] = 0;
-        mine[R_HASH] = h;
-        mine[R_NHASH] = -h;
-        mine[R_SETTLE] = !plan || cs_eng_plan_reserve_bytes(plan, NULL) > 0 ||
-                         test_nomem;
+        memcpy(t->key, prev, (size_t)t->nkey * sizeof(int));
+        t->proposed = 1;
+    } else {
+        memset(t->key, 0, K_PRIV * sizeof(int));
+        memcpy(t->key, match, K_MATCH * sizeof(int));
     }
-    reduce_row(row, me, mine);
-    double t0 = cs_shim_now();
-    MPI_Allreduce(mine, all, R_N, MPI_INT64_T, MPI_MAX, comm);
-    double wait = cs_shim_now() - t0;
-    if (all[R_FLAG] == 0 && all[R_HASH] == -all[R_NHASH]) {
-        /* every process holds this very table: nothing to gather */
-        t->key = xmalloc((size_t)nkey * sizeof(int));
-        memcpy(t->key, prev, (size_t)nkey * sizeof(int));
-        t->nkey = nkey;
-        t->agreed = 1;
-        t->settle = all[R_SETTLE] != 0;
-        cs_log_debug("table exchange skipped (every rank has it cached)");
-        return wait;
+    return CS_OK;
+}
+
+/* Ints of the proposal compared exactly: the shared part, and on small
+ * grids the positions too. */
+static int exact_ints(int np)
+{
+    return S_POS + (np <= CS_SHIM_RT_EXACT_NP ? 2 * np : 0);
+}
+
+int cs_shim_rt_extra(const cs_shim_rt_t *t, const int *row, int64_t *extra)
+{
+    reduce_row(row, t->me, extra);
+    int n = exact_ints(t->np);
+    for (int i = 0; i < n; i++) {
+        int64_t v = t->proposed ? t->key[K_PRIV + i] : LLONG_MIN;
+        extra[R_PROP + 2 * i] = v;
+        extra[R_PROP + 2 * i + 1] = ~v;
     }
-    t->settle = 1; /* a new table: plans may have to be built */
+    return R_PROP + 2 * n;
+}
+
+int cs_shim_rt_settle(cs_shim_rt_t *t, const int64_t *all, int same_id,
+                      int unsettled)
+{
+    int n = exact_ints(t->np);
+    int same = !unsettled && same_id;
+    for (int i = 0; same && i < n; i++) {
+        same = all[R_PROP + 2 * i] == ~all[R_PROP + 2 * i + 1];
+    }
+    t->settled = same;
+    if (same) {
+        cs_log_debug("table settled by the agreement (every rank has it "
+                     "cached)");
+    }
+    return same;
+}
+
+cs_status_t cs_shim_rt_gather(cs_shim_rt_t *t, const int *row,
+                              const int64_t *all, MPI_Comm comm)
+{
+    int np = t->np;
     if (!agreed(all)) {
         /* whole rows, so that the decision can name the disagreement */
-        t->tab = xmalloc((size_t)np * F_NINFO * sizeof(int));
-        MPI_Allgather(row, F_NINFO, MPI_INT, t->tab, F_NINFO, MPI_INT, comm);
-        return wait;
+        int *tab = malloc((size_t)np * F_NINFO * sizeof(int));
+        cs_status_t st = cs_shim_agree(tab ? CS_OK : CS_ERR_NOMEM, comm);
+        if (st != CS_OK) {
+            free(tab);
+            return st;
+        }
+        MPI_Allgather(row, F_NINFO, MPI_INT, tab, F_NINFO, MPI_INT, comm);
+        free(t->key);
+        t->key = NULL;
+        t->tab = tab;
+        return CS_OK;
     }
-    t->key = xmalloc((size_t)nkey * sizeof(int));
-    t->nkey = nkey;
+    int match[K_MATCH];
+    match[K_ME] = t->me;
+    memcpy(match + K_ROW, row, F_NINFO * sizeof(int));
     memset(t->key, 0, K_PRIV * sizeof(int));
     memcpy(t->key, match, K_MATCH * sizeof(int));
     int *s = t->key + K_PRIV;
     shared_from(all, s);
     int pos[2];
     positions(row, pos);
-    int *both = xmalloc((size_t)np * 2 * sizeof(int));
-    MPI_Allgather(pos, 2, MPI_INT, both, 2, MPI_INT, comm);
+    MPI_Allgather(pos, 2, MPI_INT, t->both, 2, MPI_INT, comm);
     for (int k = 0; k < np; k++) {
-        s[S_POS + k] = both[2 * k];
-        s[S_POS + np + k] = both[2 * k + 1];
+        s[S_POS + k] = t->both[2 * k];
+        s[S_POS + np + k] = t->both[2 * k + 1];
     }
-    free(both);
-    return wait;
+    return CS_OK;
 }
 
-/* World ranks of comm's ranks, into w (np). */
-static void world_ranks(MPI_Comm comm, int np, int *w)
+/* World ranks of comm's ranks, into w (np; r: np ints of scratch). */
+static void world_ranks(MPI_Comm comm, int np, int *r, int *w)
 {
     MPI_Group g, gw;
-    int *r = xmalloc((size_t)np * sizeof(int));
     for (int k = 0; k < np; k++) {
         r[k] = k;
     }
@@ -248,18 +280,23 @@ static void world_ranks(MPI_Comm comm, int np, int *w)
     MPI_Group_translate_ranks(g, np, r, gw, w);
     MPI_Group_free(&g);
     MPI_Group_free(&gw);
-    free(r);
 }
 
-void cs_shim_rt_expand(cs_shim_rt_t *t, int np, MPI_Comm comm)
+cs_status_t cs_shim_rt_expand(cs_shim_rt_t *t, MPI_Comm comm)
 {
+    int np = t->np;
     if (t->tab || !t->key) {
-        return;
+        return t->tab ? CS_OK : CS_ERR_NOMEM;
     }
     const int *s = t->key + K_PRIV;
-    int *tab = xmalloc((size_t)np * F_NINFO * sizeof(int));
-    int *w = xmalloc((size_t)np * sizeof(int));
-    world_ranks(comm, np, w);
+    int *tab = malloc((size_t)np * F_NINFO * sizeof(int));
+    int *w = malloc((size_t)np * 2 * sizeof(int));
+    if (!tab || !w) {
+        free(tab);
+        free(w);
+        return CS_ERR_NOMEM;
+    }
+    world_ranks(comm, np, w + np, w);
     for (int k = 0; k < np; k++) {
         int *row = tab + (size_t)k * F_NINFO;
         memset(row, 0, F_NINFO * sizeof(int));
@@ -291,11 +328,13 @@ void cs_shim_rt_expand(cs_shim_rt_t *t, int np, MPI_Comm comm)
     }
     free(w);
     t->tab = tab;
+    return CS_OK;
 }
 
 void cs_shim_rt_free(cs_shim_rt_t *t)
 {
     free(t->key);
+    free(t->both);
     free(t->tab);
     memset(t, 0, sizeof(*t));
 }

@@ -34,6 +34,7 @@ const char *cs_shim_path_str(int path)
         [CS_SHIM_PATH_FALLBACK] = "fallback",
         [CS_SHIM_PATH_PASSTHROUGH] = "passthrough",
         [CS_SHIM_PATH_NESTED] = "nested",
+        [CS_SHIM_PATH_NONE] = "none",
     };
     return path >= 0 && path < CS_SHIM_NPATH ? str[path] : "?";
 }
@@ -53,6 +54,7 @@ const char *cs_shim_reason_str(int reason)
         [CS_SHIM_REASON_ALWAYS] = "always",
         [CS_SHIM_REASON_UNSUPPORTED] = "unsupported",
         [CS_SHIM_REASON_MPI_MISMATCH] = "mpi_mismatch",
+        [CS_SHIM_REASON_NO_WORK] = "no_work",
     };
     return reason >= 0 && reason < CS_SHIM_NREASON ? str[reason] : "?";
 }

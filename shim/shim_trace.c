@@ -174,6 +174,9 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
         app(line, len, &pos, " thr:%d",
             rec->vol.threads > 0 ? rec->vol.threads : 1);
     }
+    if (tr->table) {
+        app(line, len, &pos, " table:%s", tr->table);
+    }
     if (tr->verified) {
         app(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);
     }

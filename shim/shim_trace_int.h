@@ -15,7 +15,15 @@ typedef struct cs_shim_trace {
     const cs_shim_call_t *args;
     char grid_a[32];   /* "2x2R"; empty when the engine did not look */
     char grid_b[32];
-    int verified;      /* COSTA_SHIM_VERIFY checked this call */
+    /* p?gemr2d, p?trmr2d: how the call's table was agreed, "cached"
+     * (every rank held it: one reduction) or "gathered"; NULL where no
+     * table was exchanged */
+    const char *table;
+    int verify_ready;  /* COSTA_SHIM_VERIFY: this rank can verify (its
+                        * target saved, or nothing of it here) */
+    int verify_go;     /* ... and every rank of the call agreed to */
+    int verified;      /* this rank compared its target with the real
+                        * routine's */
     double maxdiff;    /* largest difference from the real routine */
 } cs_shim_trace_t;
 

@@ -25,10 +25,12 @@ cs_fresh_dir "$out"
 
 # stats P DIR: the engine served every p?gemr2d call of the shim run
 stats() {
-    local p=$1 sd=$2 rc=0 calls
+    local p=$1 sd=$2 rc=0 calls nowork
     calls=$(cs_sum_field calls "$out/shim.$p.out")
+    nowork=$(cs_sum_field calls_no_work "$out/shim.$p.out")
     "$PYTHON" "$stats_py" "$sd" --routine-regex '^C?p[sdczi]gemr2d_?$' \
-        --expect-engine-calls "$calls" --no-fallback > "$out/stats.$p.txt" \
+        --expect-engine-calls "$((calls - nowork))" \
+        --expect-none-calls "$nowork" --no-fallback > "$out/stats.$p.txt" \
         2>&1 || rc=$?
     sed 's/^/    /' "$out/stats.$p.txt"
     return "$rc"

@@ -9,8 +9,9 @@
 # touched, A unchanged); the per-config, per-rank digest lines and the
 # "calls" lines of both runs must be identical; and the shim's JSON report
 # must account for every call: check_stats.py --routine-regex (these
-# routines) --expect-engine-calls (sum of the program's "calls" lines, M or
-# N = 0 calls included, minus its "calls_unsupported" lines) and
+# routines) --expect-engine-calls (sum of the program's "calls" lines
+# minus its "calls_unsupported" and "calls_no_work" lines: M or N = 0, or
+# alpha = 0 with beta = 1), --expect-none-calls (the "calls_no_work") and
 # --expect-fallback unsupported=(sum of "calls_unsupported"), no other
 # fallback.  The documented fallbacks (docs/design.md) are mainly
 # p?tran*/p?geadd with beta = 1 and alpha not 0 (complex) or not 0, 1 or
@@ -86,11 +87,13 @@ run_pair() {
        ! cmp -s "$dir/native.calls" "$dir/shim.calls"; then
         bad+=("calls lines differ")
     fi
-    local calls unsup
+    local calls unsup nowork
     calls=$(cs_sum_field calls "$dir/native.out")
     unsup=$(cs_sum_field calls_unsupported "$dir/native.out")
+    nowork=$(cs_sum_field calls_no_work "$dir/native.out")
     if ! "$PYTHON" "$stats_py" "$dir/stats" --routine-regex "$routine_re" \
-            --expect-engine-calls "$((calls - unsup))" --no-fallback \
+            --expect-engine-calls "$((calls - unsup - nowork))" \
+            --expect-none-calls "$nowork" --no-fallback \
             --expect-fallback "unsupported=$unsup" \
             > "$dir/stats.txt" 2>&1; then
         bad+=("shim statistics (expected $calls engine calls)")

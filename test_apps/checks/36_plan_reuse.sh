@@ -4,14 +4,18 @@
 # every round and after grids are freed and recreated with other shapes
 # (recycled BLACS handles); every call is on the engine; each rank builds
 # one plan per layout and leading dimension (COSTA_SHIM_VERBOSE=2 plan
-# lines), not one per call, and skips its table exchange exactly when every
-# rank has the table cached (COSTA_SHIM_LOG_LEVEL=debug lines): rounds 1-5
+# lines), not one per call, and settles its table by the call's one
+# agreement exactly when every rank has the table cached (the per-call
+# trace's table:cached, against table:gathered): rounds 1-5
 # of each layout's 6 (the table holds no leading dimensions, so rounds 3
 # and 4, where the last rank's B has a larger one, skip it too, but that
 # rank must build a plan for them), never in the 3-rank part that
 # alternates two layouts over all ranks but the last (that rank always
 # holds a table matching its row, the members never the newest: a rank
-# that skipped alone would hang).
+# that skipped alone would hang).  COSTA_SHIM_TEST_FAULT=digest makes every
+# table's digests equal on every rank: the 3-rank part must stay exact
+# and gather (a digest alone never settles a table; the tables' fields
+# and, on so few ranks, their positions are compared exactly).
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, PYTHON.
 set -euo pipefail
 : "${CS_SHIM:?}" "${MPIEXEC:?}" "${BUILD_DIR:?}" "${CS_OUT:?}"
@@ -25,7 +29,6 @@ for np in 2 3; do
     env LD_PRELOAD="$CS_PRELOAD" COSTA_SHIM_FALLBACK=never \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$out" \
         COSTA_SHIM_VERBOSE=2 COSTA_SHIM_LOG_FILE="$out/trace.%r" \
-        COSTA_SHIM_LOG_LEVEL=debug \
         timeout 120 "$MPIEXEC" -n "$np" "$app" > "$out/stdout.txt" \
         2> "$out/stderr.txt"
     cat "$out/stdout.txt"
@@ -51,8 +54,25 @@ for np in 2 3; do
             exit 1
         }
     done
-    skipped=$(grep -c 'table exchange skipped' "$out/stderr.txt" || true)
-    echo "np $np: table exchange skipped $skipped times"
-    [ "$skipped" = $((10 * np)) ] ||
-        { echo "FAIL: expected $((10 * np)) skipped exchanges"; exit 1; }
+    skipped=$(cat "$out"/trace.* | grep -c ' table:cached ' || true)
+    gathered=$(cat "$out"/trace.* | grep -c ' table:gathered ' || true)
+    echo "np $np: table settled from the caches $skipped times, gathered $gathered"
+    [ "$skipped" = $((10 * np)) ] &&
+        [ "$gathered" = $(( (calls - 10) * np )) ] ||
+        { echo "FAIL: expected $((10 * np)) tables settled, the rest gathered"; exit 1; }
 done
+
+# every digest colliding: ranks that hold different tables still gather
+out=$CS_OUT/collide
+mkdir -p "$out"
+env LD_PRELOAD="$CS_PRELOAD" COSTA_SHIM_FALLBACK=never \
+    COSTA_SHIM_TEST_FAULT=digest COSTA_SHIM_STATS=summary \
+    COSTA_SHIM_STATS_DIR="$out" COSTA_SHIM_VERBOSE=1 \
+    COSTA_SHIM_LOG_FILE="$out/trace.%r" \
+    timeout 120 "$MPIEXEC" -n 3 "$app" > "$out/stdout.txt" 2> "$out/stderr.txt"
+grep -q '^cs_test: OK' "$out/stdout.txt" ||
+    { echo "FAIL: colliding digests: wrong results"; tail -n 5 "$out/stderr.txt"; exit 1; }
+skipped=$(cat "$out"/trace.* | grep -c ' table:cached ' || true)
+echo "np 3, every digest colliding: exact, table settled $skipped times"
+[ "$skipped" = 30 ] ||
+    { echo "FAIL: expected 30 tables settled with colliding digests"; exit 1; }

@@ -2,7 +2,7 @@
 # test_apps/checks/41_memory.sh - memory pressure (issue 17 items 1-2):
 # what the shim allocates is decided before it is touched, and running out
 # of it sends every rank to ScaLAPACK instead of stopping the job.
-#   1. COSTA_SHIM_TEST_NOMEM=1: every engine preparation on rank 1 fails
+#   1. COSTA_SHIM_TEST_FAULT=workspace, _RANK=1: every engine reservation on rank 1 fails
 #      as out of memory.  gemr2d_sweep and tran_sweep (2 ranks) give the
 #      digests of their native runs, exit 0, and the report
 #      (COSTA_SHIM_STATS=full) shows no byte moved by the engine on rank 1
@@ -81,7 +81,7 @@ for prog in gemr2d_sweep tran_sweep; do
     bin=$BUILD_DIR/t/scalapack/$prog
     launch "$CS_OUT/nomem.$prog.native" "" -- "$bin" --seed 41 --count 60 \
         --digest dig
-    launch "$CS_OUT/nomem.$prog.shim" "$CS_PRELOAD" COSTA_SHIM_TEST_NOMEM=1 \
+    launch "$CS_OUT/nomem.$prog.shim" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT=workspace COSTA_SHIM_TEST_FAULT_RANK=1 \
         COSTA_SHIM_STATS=full -- "$bin" --seed 41 --count 60 --digest dig
     rc=$?
     n=$CS_OUT/nomem.$prog.native s=$CS_OUT/nomem.$prog.shim
@@ -95,7 +95,7 @@ print(moved, mem)' 2>&1)
        [ "${res%% *}" = 0 ] && [ "${res##* }" -gt 0 ]; then
         cs_report ok "$prog, rank 1 out of memory: native digests, ${res##* } calls fallback/memory, 0 bytes on rank 1's engine"
     else
-        cs_report FAIL "$prog with COSTA_SHIM_TEST_NOMEM=1: exit $rc, report [$res], or digests differ"
+        cs_report FAIL "$prog with COSTA_SHIM_TEST_FAULT=workspace on rank 1: exit $rc, report [$res], or digests differ"
         tail -n 4 "$s/err" | sed 's/^/      | /'
     fi
 done

@@ -19,6 +19,9 @@ calls are summed over all ranks.
                            whose routine matches RE (re.search; default: all)
   --expect-engine-calls N  sum of calls over engine rows matching RE == N
   --min-engine-calls N     that sum >= N
+  --expect-none-calls N    sum of calls over rows with path none (calls that
+                           needed no work: M or N = 0, alpha = 0 with
+                           beta = 1) matching RE == N
   --no-fallback            no row at all (any routine) with path fallback or
                            passthrough, except those --expect-fallback allows
   --expect-fallback REASON=N
@@ -47,6 +50,7 @@ def main():
     ap.add_argument("--routine-regex", default="")
     ap.add_argument("--expect-engine-calls", type=int)
     ap.add_argument("--min-engine-calls", type=int)
+    ap.add_argument("--expect-none-calls", type=int)
     ap.add_argument("--no-fallback", action="store_true")
     ap.add_argument("--expect-fallback", default=None)
     a = ap.parse_args()
@@ -92,6 +96,7 @@ def main():
             fail("bad --expect-fallback %r (want REASON=N)"
                  % a.expect_fallback, 2)
     engine = 0
+    none = 0
     allowed_seen = 0
     bad_rows = []
     print("  %-14s %-11s %10s  %s" % ("routine", "path", "calls", "reason"))
@@ -109,17 +114,24 @@ def main():
                                             "" if match else "  (not matched)"))
         if path == "engine" and match:
             engine += calls
+        if path == "none" and match:
+            none += calls
         if path == "fallback" and r.get("reason", "") == allowed_reason:
             allowed_seen += calls
         elif path in ("fallback", "passthrough"):
             bad_rows.append("%s/%s (%d calls, reason %r)"
                             % (name, path, calls, r.get("reason", "")))
-    print("  engine calls matching %r: %d" % (a.routine_regex, engine))
+    print("  engine calls matching %r: %d, none (no work): %d"
+          % (a.routine_regex, engine, none))
 
     ok = True
     if a.expect_engine_calls is not None and engine != a.expect_engine_calls:
         print("check_stats: FAIL: engine calls %d, expected %d"
               % (engine, a.expect_engine_calls))
+        ok = False
+    if a.expect_none_calls is not None and none != a.expect_none_calls:
+        print("check_stats: FAIL: calls with path none %d, expected %d"
+              % (none, a.expect_none_calls))
         ok = False
     if a.min_engine_calls is not None and engine < a.min_engine_calls:
         print("check_stats: FAIL: engine calls %d, expected at least %d"

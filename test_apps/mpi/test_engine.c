@@ -947,7 +947,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(comm, &me);
     /* the shared send buffer (collective over the world), large enough
      * for the small cases' packing: it must change nothing here */
-    CS_TEST_CHECK(cs_eng_shm_grow((int64_t)1 << 20),
+    CS_TEST_CHECK(cs_eng_shm_grow((int64_t)1 << 20, 0),
                   "shared send buffer not made");
     double t0 = MPI_Wtime();
     for (int c = 0; c < ncases; c++) {

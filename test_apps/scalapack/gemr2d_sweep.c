@@ -527,6 +527,8 @@ int main(int argc, char **argv)
         for (int p = 0; p < g_np; p++) {
             printf("calls %d %ld\n", p, all[3 * p]);
             printf("calls_mn0 %d %ld\n", p, all[3 * p + 1]);
+            /* what the shim counts as path none */
+            printf("calls_no_work %d %ld\n", p, all[3 * p + 1]);
             tot_fail += all[3 * p + 2];
         }
         fprintf(stderr, "gemr2d_sweep: %d procs, configs %d..%d, %.2f s, "

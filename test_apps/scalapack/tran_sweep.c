@@ -117,6 +117,9 @@ static long g_calls, g_calls_mn0;   /* intercepted-routine calls made */
  * copies (pblas_sums) with alpha not 0 and, for p?tran* and p?geadd, not 1,
  * for p?tradd complex. */
 static long g_calls_unsup;
+/* calls that need no work (M or N = 0, PBLAS's alpha = 0 with beta = 1):
+ * the shim counts them as path none */
+static long g_calls_nowork;
 static int g_verbose, g_replicated, g_classify, g_hard;
 /* --nonfinite: hard values include NaN and Inf.  Off by default: when both
  * operands of an addition or product are NaN, IEEE 754 leaves the result's
@@ -729,6 +732,8 @@ static void call_pblas(cfg_t *c)
     g_calls++;
     if (m == 0 || n == 0)
         g_calls_mn0++;
+    if (m == 0 || n == 0 || (a0 && b1))
+        g_calls_nowork++;
 }
 
 static void call_trmr(cfg_t *c, int *desca, int *descb, void *A, void *B,
@@ -755,8 +760,10 @@ static void call_trmr(cfg_t *c, int *desca, int *descb, void *A, void *B,
         }
     }
     g_calls++;
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0) {
         g_calls_mn0++;
+        g_calls_nowork++;
+    }
 }
 
 /* =================================================================== */
@@ -1319,19 +1326,21 @@ int main(int argc, char **argv)
     double t1 = MPI_Wtime();
     sweep_close_digest(dig);
 
-    long mine[4] = {g_calls, g_calls_mn0, g_fail, g_calls_unsup};
-    long *all = xmalloc(sizeof(long) * 4 * (size_t)g_np);
-    MPI_Gather(mine, 4, MPI_LONG, all, 4, MPI_LONG, 0, MPI_COMM_WORLD);
+    long mine[5] = {g_calls, g_calls_mn0, g_fail, g_calls_unsup,
+                    g_calls_nowork};
+    long *all = xmalloc(sizeof(long) * 5 * (size_t)g_np);
+    MPI_Gather(mine, 5, MPI_LONG, all, 5, MPI_LONG, 0, MPI_COMM_WORLD);
     long cls[4 * 4 * 3 * CL_N];
     MPI_Reduce(g_cls, cls, 4 * 4 * 3 * CL_N, MPI_LONG, MPI_SUM, 0,
                MPI_COMM_WORLD);
     long tot_fail = 0;
     if (g_rank == 0) {
         for (int p = 0; p < g_np; p++) {
-            printf("calls %d %ld\n", p, all[4 * p]);
-            printf("calls_mn0 %d %ld\n", p, all[4 * p + 1]);
-            printf("calls_unsupported %d %ld\n", p, all[4 * p + 3]);
-            tot_fail += all[4 * p + 2];
+            printf("calls %d %ld\n", p, all[5 * p]);
+            printf("calls_mn0 %d %ld\n", p, all[5 * p + 1]);
+            printf("calls_unsupported %d %ld\n", p, all[5 * p + 3]);
+            printf("calls_no_work %d %ld\n", p, all[5 * p + 4]);
+            tot_fail += all[5 * p + 2];
         }
         fprintf(stderr, "tran_sweep: %d procs, configs %d..%d%s, %.2f s, "
                         "%ld failed checks\n",

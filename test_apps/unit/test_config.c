@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 26);
+    CS_TEST_EQ(n, 27);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -194,7 +194,8 @@ static void test_defaults(void)
     CS_TEST_EQ(c.workspace, CS_CFG_SIZE_WORD);  /* auto */
     CS_TEST_EQ(c.relabel_cost_rank, 1);
     CS_TEST_EQ(c.relabel_cost_node, 3);
-    CS_TEST_EQ(c.test_nomem, -1);
+    CS_TEST_EQ(c.test_fault, CS_CFG_FAULT_OFF);
+    CS_TEST_EQ(c.test_fault_rank, 0);
     CS_TEST_EQ(c.shm, CS_CFG_SHM_AUTO);
     CS_TEST_EQ(c.shm_min, 64 * 1024);
     CS_TEST_EQ(c.relabel, CS_CFG_RELABEL_OFF);
@@ -565,8 +566,9 @@ static void test_bad_values(void)
         {"COSTA_SHIM_FALLBACK", "sometimes"},
         {"COSTA_SHIM_FALLBACK", "auto,never"},
         {"COSTA_SHIM_FALLBACK", ""},
-        {"COSTA_SHIM_TEST_NOMEM", "-2"},
-        {"COSTA_SHIM_TEST_NOMEM", "one"},
+        {"COSTA_SHIM_TEST_FAULT", "malloc"},
+        {"COSTA_SHIM_TEST_FAULT_RANK", "-1"},
+        {"COSTA_SHIM_TEST_FAULT_RANK", "one"},
         {"COSTA_SHIM_MAX_MEMORY", "automatic"},
         {"COSTA_SHIM_THREADS", "0.5"},
         {"COSTA_SHIM_THREADS", "-2"},
