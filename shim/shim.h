@@ -23,6 +23,14 @@
 
 #define CS_EXPORT __attribute__((visibility("default")))
 
+/*
+ * The Fortran INTEGER of the ScaLAPACK the shim serves (BLIS's f77_int):
+ * every entry point and the call record take their integer arguments and
+ * descriptors as cs_fint, so an ILP64 build (ScaLAPACK with 8-byte
+ * INTEGERs) changes this one line.
+ */
+typedef int cs_fint;
+
 #define CS_SHIM_VERSION "0.1.0"
 
 /* ------------------------------------------------------------ routines */

@@ -20,22 +20,23 @@
 typedef struct {
     int routine;        /* cs_shim_routine_id_t */
     int spelling;       /* cs_shim_spelling_t */
-    int m, n;
+    cs_fint m, n;
     void *a;
-    int ia, ja;
-    const int *desca;
+    cs_fint ia, ja;
+    const cs_fint *desca;
     void *b;
-    int ib, jb;
-    const int *descb;
-    int ictxt;          /* p?gemr2d, p?trmr2d */
+    cs_fint ib, jb;
+    const cs_fint *descb;
+    cs_fint ictxt;      /* p?gemr2d, p?trmr2d */
     const void *alpha;  /* p?tran*, p?geadd, p?tradd: scalar or {re, im} */
     const void *beta;
     const char *uplo;   /* p?trmr2d, p?tradd */
     const char *diag;   /* p?trmr2d */
     const char *trans;  /* p?geadd, p?tradd */
     size_t len1, len2;  /* hidden lengths of the character arguments */
-    const int *pm, *pn; /* the caller's pointers, for the real Fortran */
-    const int *pia, *pja, *pib, *pjb, *pictxt;
+    const cs_fint *pm, *pn; /* the caller's pointers, for the real
+                             * Fortran */
+    const cs_fint *pia, *pja, *pib, *pjb, *pictxt;
     void *caller;       /* return address in the application */
 } cs_shim_call_t;
 

@@ -13,30 +13,35 @@
 #include "shim/shim_process_int.h"
 #include "shim/shim_real_int.h"
 
-typedef void (*redist_f_t)(const int *, const int *, void *, const int *,
-                           const int *, const int *, void *, const int *,
-                           const int *, const int *, const int *);
-typedef void (*redist_c_t)(int, int, void *, int, int, const int *, void *,
-                           int, int, const int *, int);
-typedef void (*trmr_f_t)(const char *, const char *, const int *,
-                         const int *, void *, const int *, const int *,
-                         const int *, void *, const int *, const int *,
-                         const int *, const int *, size_t, size_t);
-typedef void (*trmr_c_t)(const char *, const char *, int, int, void *, int,
-                         int, const int *, void *, int, int, const int *,
-                         int);
-typedef void (*tran_f_t)(const int *, const int *, const void *, void *,
-                         const int *, const int *, const int *, const void *,
-                         void *, const int *, const int *, const int *);
-typedef void (*geadd_f_t)(const char *, const int *, const int *,
-                          const void *, void *, const int *, const int *,
-                          const int *, const void *, void *, const int *,
-                          const int *, const int *, size_t);
-typedef void (*tradd_f_t)(const char *, const char *, const int *,
-                          const int *, const void *, void *, const int *,
-                          const int *, const int *, const void *, void *,
-                          const int *, const int *, const int *, size_t,
-                          size_t);
+typedef void (*redist_f_t)(const cs_fint *, const cs_fint *, void *,
+                           const cs_fint *, const cs_fint *, const cs_fint *,
+                           void *, const cs_fint *, const cs_fint *,
+                           const cs_fint *, const cs_fint *);
+typedef void (*redist_c_t)(cs_fint, cs_fint, void *, cs_fint, cs_fint,
+                           const cs_fint *, void *, cs_fint, cs_fint,
+                           const cs_fint *, cs_fint);
+typedef void (*trmr_f_t)(const char *, const char *, const cs_fint *,
+                         const cs_fint *, void *, const cs_fint *,
+                         const cs_fint *, const cs_fint *, void *,
+                         const cs_fint *, const cs_fint *, const cs_fint *,
+                         const cs_fint *, size_t, size_t);
+typedef void (*trmr_c_t)(const char *, const char *, cs_fint, cs_fint, void *,
+                         cs_fint, cs_fint, const cs_fint *, void *, cs_fint,
+                         cs_fint, const cs_fint *, cs_fint);
+typedef void (*tran_f_t)(const cs_fint *, const cs_fint *, const void *, void *,
+                         const cs_fint *, const cs_fint *, const cs_fint *,
+                         const void *, void *, const cs_fint *, const cs_fint *,
+                         const cs_fint *);
+typedef void (*geadd_f_t)(const char *, const cs_fint *, const cs_fint *,
+                          const void *, void *, const cs_fint *,
+                          const cs_fint *, const cs_fint *, const void *,
+                          void *, const cs_fint *, const cs_fint *,
+                          const cs_fint *, size_t);
+typedef void (*tradd_f_t)(const char *, const char *, const cs_fint *,
+                          const cs_fint *, const void *, void *,
+                          const cs_fint *, const cs_fint *, const cs_fint *,
+                          const void *, void *, const cs_fint *,
+                          const cs_fint *, const cs_fint *, size_t, size_t);
 
 void cs_shim_call_real(const cs_shim_call_t *g)
 {
@@ -54,8 +59,8 @@ void cs_shim_call_real(const cs_shim_call_t *g)
     switch (cs_shim_routines[g->routine].family) {
     case CS_SHIM_FAM_GEMR2D:
         if (fortran) {
-            ((redist_f_t)fn)(g->pm, g->pn, g->a, g->pia, g->pja, g->desca,
-                             g->b, g->pib, g->pjb, g->descb, g->pictxt);
+            ((redist_f_t)fn)(g->pm, g->pn, g->a, g->pia, g->pja, g->desca, g->b,
+                             g->pib, g->pjb, g->descb, g->pictxt);
         } else {
             ((redist_c_t)fn)(g->m, g->n, g->a, g->ia, g->ja, g->desca, g->b,
                              g->ib, g->jb, g->descb, g->ictxt);
@@ -63,27 +68,27 @@ void cs_shim_call_real(const cs_shim_call_t *g)
         break;
     case CS_SHIM_FAM_TRMR2D:
         if (fortran) {
-            ((trmr_f_t)fn)(g->uplo, g->diag, g->pm, g->pn, g->a, g->pia,
-                           g->pja, g->desca, g->b, g->pib, g->pjb, g->descb,
-                           g->pictxt, g->len1, g->len2);
+            ((trmr_f_t)fn)(g->uplo, g->diag, g->pm, g->pn, g->a, g->pia, g->pja,
+                           g->desca, g->b, g->pib, g->pjb, g->descb, g->pictxt,
+                           g->len1, g->len2);
         } else {
             ((trmr_c_t)fn)(g->uplo, g->diag, g->m, g->n, g->a, g->ia, g->ja,
                            g->desca, g->b, g->ib, g->jb, g->descb, g->ictxt);
         }
         break;
     case CS_SHIM_FAM_TRAN:
-        ((tran_f_t)fn)(g->pm, g->pn, g->alpha, g->a, g->pia, g->pja,
-                       g->desca, g->beta, g->b, g->pib, g->pjb, g->descb);
+        ((tran_f_t)fn)(g->pm, g->pn, g->alpha, g->a, g->pia, g->pja, g->desca,
+                       g->beta, g->b, g->pib, g->pjb, g->descb);
         break;
     case CS_SHIM_FAM_GEADD:
-        ((geadd_f_t)fn)(g->trans, g->pm, g->pn, g->alpha, g->a, g->pia,
-                        g->pja, g->desca, g->beta, g->b, g->pib, g->pjb,
-                        g->descb, g->len1);
+        ((geadd_f_t)fn)(g->trans, g->pm, g->pn, g->alpha, g->a, g->pia, g->pja,
+                        g->desca, g->beta, g->b, g->pib, g->pjb, g->descb,
+                        g->len1);
         break;
     case CS_SHIM_FAM_TRADD:
-        ((tradd_f_t)fn)(g->uplo, g->trans, g->pm, g->pn, g->alpha, g->a,
-                        g->pia, g->pja, g->desca, g->beta, g->b, g->pib,
-                        g->pjb, g->descb, g->len1, g->len2);
+        ((tradd_f_t)fn)(g->uplo, g->trans, g->pm, g->pn, g->alpha, g->a, g->pia,
+                        g->pja, g->desca, g->beta, g->b, g->pib, g->pjb,
+                        g->descb, g->len1, g->len2);
         break;
     default:
         break;

@@ -97,7 +97,7 @@ static int64_t local_extent(int64_t n, int64_t nb, int64_t first, int src,
  */
 static int64_t target_elems(const cs_shim_call_t *g)
 {
-    const int *d = g->descb;
+    const cs_fint *d = g->descb;
     if (g->m <= 0 || g->n <= 0 || !d || !g->b || d[1] < 0) {
         return 0;
     }

@@ -60,7 +60,7 @@ static int64_t local_extent(int64_t n, int first, int nb, int src, int np,
  * needed to know whether PBLAS accepts the call (which entry is wrong does
  * not matter: PBLAS itself reports it).  Local.
  */
-static int check_operand(const int *d, int rows, int cols, int i, int j,
+static int check_operand(const cs_fint *d, int rows, int cols, int i, int j,
                          int ctxt, int p, int q, int myr, int myc,
                          operand_t *x)
 {

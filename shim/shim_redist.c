@@ -69,7 +69,7 @@ static int64_t owned_in_range(int64_t n, int64_t nb, int src, int nprocs,
 
 /* Fill this process's entries for matrix X (0 = A, 1 = B); stamp: look
  * up the grid's stamp (relabeling on). */
-static void fill_matrix(int *row, int x, const int *desc, int i, int j,
+static void fill_matrix(int *row, int x, const cs_fint *desc, int i, int j,
                         int m, int n, const void *ptr, int stamp)
 {
     int *f = row + F_X0 + x * F_XN;
