@@ -83,3 +83,16 @@ cs_eng_exec_opts_t cs_shim_exec_opts(const cs_config_t *cfg)
                                engine_shm_min(cfg), NULL};
     return opts;
 }
+
+int64_t cs_shim_local_extent(int64_t n, int64_t nb, int64_t first, int src,
+                             int nprocs, int p)
+{
+    cs_eng_dist_t d;
+    if (src < 0) {
+        return n;
+    }
+    if (n <= 0 || cs_eng_dist_cyclic(n, nb, first, src, nprocs, &d) != CS_OK) {
+        return 0;
+    }
+    return cs_eng_dist_local_size(&d, p);
+}

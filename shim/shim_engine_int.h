@@ -23,4 +23,13 @@ int cs_shim_eng_type(int routine);
  * this thread (COSTA_SHIM_THREADS, _OVERLAP, _SHM, _SHM_MIN).  Local. */
 cs_eng_exec_opts_t cs_shim_exec_opts(const struct cs_config *cfg);
 
+/*
+ * Indices of one dimension of a block-cyclic matrix (n indices, blocks of
+ * nb, the first of first, starting on process src of nprocs) that
+ * process p owns; src < 0 is replicated (PBLAS: every process owns all
+ * n); an invalid dimension owns nothing.  Local.
+ */
+int64_t cs_shim_local_extent(int64_t n, int64_t nb, int64_t first, int src,
+                             int nprocs, int p);
+
 #endif /* CS_SHIM_SHIM_ENGINE_INT_H */

@@ -25,6 +25,7 @@
 #include "shim/shim.h"
 #include "shim/shim_blacs_int.h"
 #include "shim/shim_call_int.h"
+#include "shim/shim_engine_int.h"
 #include "shim/shim_fault_int.h"
 #include "shim/shim_init_int.h"
 #include "shim/shim_mpi_int.h"
@@ -73,21 +74,6 @@ typedef struct {
     size_t elems;
 } cs_front_verify_t;
 
-/* Local extent of one dimension of a block-cyclic matrix; src < 0 is
- * replicated (PBLAS), an invalid dimension owns nothing. */
-static int64_t local_extent(int64_t n, int64_t nb, int64_t first, int src,
-                            int np, int p)
-{
-    cs_eng_dist_t d;
-    if (src < 0) {
-        return n;
-    }
-    if (n <= 0 || cs_eng_dist_cyclic(n, nb, first, src, np, &d) != CS_OK) {
-        return 0;
-    }
-    return cs_eng_dist_local_size(&d, p);
-}
-
 /*
  * Elements of this rank's local target array, LLD * (local columns - 1) +
  * local rows of the whole matrix B (never past the last element the
@@ -112,8 +98,8 @@ static int64_t target_elems(const cs_shim_call_t *g)
     if (d[4] < 1 || d[5] < 1 || mb < 1 || nb < 1) {
         return 0;
     }
-    int64_t lr = local_extent(d[2], mb, d[4], d[two ? 8 : 6], p, r);
-    int64_t lc = local_extent(d[3], nb, d[5], d[two ? 9 : 7], q, c);
+    int64_t lr = cs_shim_local_extent(d[2], mb, d[4], d[two ? 8 : 6], p, r);
+    int64_t lc = cs_shim_local_extent(d[3], nb, d[5], d[two ? 9 : 7], q, c);
     if (lr <= 0 || lc <= 0 || lld < lr) {
         return 0;
     }

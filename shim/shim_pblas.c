@@ -42,19 +42,6 @@ typedef struct {
     int m_, n_, imb, inb, mb, nb, rsrc, csrc, lld;
 } operand_t;
 
-static int64_t local_extent(int64_t n, int first, int nb, int src, int np,
-                            int p)
-{
-    cs_eng_dist_t d;
-    if (src < 0) { /* replicated */
-        return n;
-    }
-    if (cs_eng_dist_cyclic(n, nb, first, src, np, &d) != CS_OK) {
-        return 0;
-    }
-    return cs_eng_dist_local_size(&d, p);
-}
-
 /*
  * PB_Cchkmat's checks for sub(X) = X(i:i+rows-1, j:j+cols-1), as far as
  * needed to know whether PBLAS accepts the call (which entry is wrong does
@@ -83,8 +70,8 @@ static int check_operand(const cs_fint *d, int rows, int cols, int i, int j,
         (int64_t)j - 1 + cols > x->n_ || x->lld < 1) {
         return ARG_INVALID;
     }
-    int64_t lr = local_extent(x->m_, x->imb, x->mb, x->rsrc, p, myr);
-    int64_t lc = local_extent(x->n_, x->inb, x->nb, x->csrc, q, myc);
+    int64_t lr = cs_shim_local_extent(x->m_, x->mb, x->imb, x->rsrc, p, myr);
+    int64_t lc = cs_shim_local_extent(x->n_, x->nb, x->inb, x->csrc, q, myc);
     if (lc > 0 && x->lld < (lr > 1 ? lr : 1)) {
         return ARG_INVALID;
     }
