@@ -107,8 +107,9 @@ int cs_shim_rep_row_cmp(const void *a, const void *b);
  * fallback-type rows only), each sorted; a full table sets partial. */
 void cs_shim_rep_merge(cs_shim_rep_t *rep);
 
-/* Sort the shape and caller tables (longest time first) and set partial
- * when either dropped calls. */
+/* Fold the shape table's rows of unknown blocks into their shapes
+ * (cs_shim_shape_tab_fold), sort the shape and caller tables (longest
+ * time first) and set partial when either dropped calls. */
 void cs_shim_rep_sort_tables(cs_shim_rep_t *rep);
 
 /* ------------------------------------------------------------ meta */

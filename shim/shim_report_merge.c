@@ -169,6 +169,7 @@ static int cs_shim_rep_caller_cmp(const void *a, const void *b)
 void cs_shim_rep_sort_tables(cs_shim_rep_t *rep)
 {
     if (rep->shapes) {
+        cs_shim_shape_tab_fold(rep->shapes);
         qsort(rep->shapes->e, (size_t)rep->shapes->n,
               sizeof(rep->shapes->e[0]), cs_shim_rep_shape_cmp);
         rep->partial |= rep->shapes->dropped > 0;
