@@ -3,7 +3,7 @@
  * (Cblacs_gridinit, Cblacs_gridmap, blacs_gridinit_, blacs_gridmap_,
  * Cblacs_gridexit, blacs_gridexit_) for COSTA_SHIM_RELABEL: they record
  * every creation in the grid registry (shim_grid_registry.c) and, in
- * apply mode, create the grid with the planned map (shim_relabel_int.h,
+ * apply mode, create the grid with the planned map (shim/relabel/relabel_int.h,
  * docs/relabel.md).
  *
  * With COSTA_SHIM_RELABEL=off (the default), inside an intercepted
@@ -43,7 +43,7 @@
 #include "shim/shim_init_int.h"
 #include "shim/shim_mpi_int.h"
 #include "shim/shim_process_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 #include "shim/shim_sym_int.h"
 
 #include <mpi.h>

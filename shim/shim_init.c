@@ -28,8 +28,8 @@
 #include "shim/shim_plan_cache_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_real_int.h"
-#include "shim/shim_relabel_int.h"
-#include "shim/shim_report_int.h"
+#include "shim/relabel/relabel_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 #include "shim/shim_sym_int.h"
 

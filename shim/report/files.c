@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_files.c - where the report goes: the text summary to
+ * shim/report/files.c - where the report goes: the text summary to
  * rank 0's stderr (one buffer, written whole), the files under
  * COSTA_SHIM_STATS_DIR with names that never overwrite an earlier run's.
  * Every file is first written as <name>.partial and renamed when
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config/log.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 
 #define CS_SHIM_REP_MAX_K 100000
 
@@ -194,7 +194,7 @@ void cs_shim_rep_emit_all(const cs_shim_rep_t *rep)
     free(text);
 }
 
-/* Local mode: this rank's CSV file (see shim_report_int.h). */
+/* Local mode: this rank's CSV file (see report_int.h). */
 void cs_shim_rep_emit_local(cs_shim_rep_t *rep, int rank)
 {
     cs_shim_rep_ident(rep);

@@ -1,10 +1,10 @@
 /*
- * shim/shim_relabel.c - COSTA_SHIM_RELABEL at MPI_Finalize: in report mode
- * the relabeling plan (its problem gathered by shim_relabel_gather.c,
- * computed and formatted by relabel/) written to COSTA_SHIM_RELABEL_PLAN
- * through a temporary file and a rename, with one line on rank 0's
- * stderr; in apply mode the last checks of the plan in use; then every
- * part of the module freed (shim_relabel_int.h, docs/relabel.md).
+ * shim/relabel/plan_file.c - COSTA_SHIM_RELABEL at MPI_Finalize: in report
+ * mode the relabeling plan (its problem gathered by gather.c, computed and
+ * formatted by relabel/) written to COSTA_SHIM_RELABEL_PLAN through a
+ * temporary file and a rename, with one line on rank 0's stderr; in apply
+ * mode the last checks of the plan in use; then every part of the module
+ * freed (relabel_int.h, docs/relabel.md).
  * No state of its own.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 

@@ -1,9 +1,9 @@
 /*
- * shim/shim_relabel_gather.c - the relabeling plan's problem at
+ * shim/relabel/gather.c - the relabeling plan's problem at
  * MPI_Finalize: the grids and pair volumes rank 0 plans from, its own
  * (scope rank0) or gathered from every rank (scope world; two gathers:
  * sizes, then the accepted words).  What rank 0 accepts is bounded by
- * CS_SHIM_RELABEL_MAX_BYTES, however many ranks send (shim_relabel_int.h).
+ * CS_SHIM_RELABEL_MAX_BYTES, however many ranks send (relabel_int.h).
  * No state of its own.
  */
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 
