@@ -6,10 +6,10 @@
  * partial writes) so lines of different ranks and threads do not interleave
  * mid-line.  Must not call MPI, allocate, or print from a constructor; the
  * trace file is opened lazily on the first cs_log_trace_fd().  errno is
- * preserved across the logging calls.
+ * preserved across the logging calls.  Calls nothing of the configuration:
+ * config/env.c pushes the level and the trace file's template here.
  */
 #include "config/log.h"
-#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,15 @@
 /* Longest diagnostic line; longer messages end in "...". */
 #define CS_LOG_LINE_LEN 1024
 
-int cs_log_threshold = CS_LOG_WARN;
+/* Longest expanded trace file name: a template's 1024 bytes
+ * (CS_CFG_PATH_LEN) and room for what %r %p %h %j expand to; a longer
+ * name is refused with a warning (cs_expand). */
+#define CS_LOG_PATH_LEN 1536
+
+atomic_int cs_log_threshold = CS_LOG_WARN;
+
+/* COSTA_SHIM_LOG_FILE, pushed by config/env.c; NULL: stderr. */
+static _Atomic(const char *) cs_trace_template;
 
 /* Set once by the shim after MPI_Init, read by every thread afterwards. */
 static int cs_log_my_rank = -1;
@@ -46,7 +54,12 @@ void cs_log_set_level(int level)
         level = CS_LOG_ERROR;
     if (level > CS_LOG_DEBUG)
         level = CS_LOG_DEBUG;
-    cs_log_threshold = level;
+    atomic_store_explicit(&cs_log_threshold, level, memory_order_relaxed);
+}
+
+void cs_log_set_trace_file(const char *tmpl)
+{
+    atomic_store_explicit(&cs_trace_template, tmpl, memory_order_release);
 }
 
 void cs_log_set_rank(int rank)
@@ -96,7 +109,7 @@ void cs_log_write(int level, const char *fmt, ...)
     int saved_errno = errno, rank = cs_log_rank(), n, m;
     va_list ap;
 
-    if (level > cs_log_threshold)
+    if (level > cs_log_level())
         return;
     if (level < CS_LOG_ERROR)
         level = CS_LOG_ERROR;
@@ -237,11 +250,12 @@ static int cs_trace_open_path(const char *path, const char *t)
  * the template needs a rank that is not known yet. */
 static void cs_trace_open(void)
 {
-    const char *t = cs_cfg_get()->log_file;
-    char path[CS_CFG_PATH_LEN + 512];
+    const char *t =
+        atomic_load_explicit(&cs_trace_template, memory_order_acquire);
+    char path[CS_LOG_PATH_LEN];
     int rc, fd;
 
-    if (strcmp(t, "stderr") == 0 || t[0] == '\0') {
+    if (t == NULL || strcmp(t, "stderr") == 0 || t[0] == '\0') {
         fd = 2;
     } else if (strcmp(t, "stdout") == 0) {
         fd = 1;

@@ -337,7 +337,7 @@ static shape_t *shape_new(const shape_key_t *key, const cs_eng_layout_t *la,
         }
     }
     free(vol);
-    if (keeper && cs_log_threshold >= CS_LOG_INFO) {
+    if (keeper && cs_log_level() >= CS_LOG_INFO) {
         char ga[96], gb[96];
         grid_label(ga, sizeof(ga), key->sa, key->oa, la);
         grid_label(gb, sizeof(gb), key->sb, key->ob, lb);

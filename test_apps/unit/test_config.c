@@ -936,9 +936,9 @@ static void test_log(void)
     cs_log_debug("dbg");
     cs_log_info("inf");
     cs_log_set_level(99);
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_DEBUG);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_DEBUG);
     cs_log_set_level(-5);
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_ERROR);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_ERROR);
     cs_log_set_level(CS_LOG_WARN);
     capture_end(out, sizeof(out));
     CS_TEST_ASSERT(strcmp(out, "costa-shim[-]: warning: hello 5\n"
@@ -988,7 +988,7 @@ static void test_global(void)
 
     g = cs_cfg_get();
     CS_TEST_ASSERT(g == cs_cfg_get());
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_INFO);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_INFO);
     CS_TEST_EQ(g->log_level, CS_LOG_INFO);
     CS_TEST_EQ(g->log_ranks_all, 1);
     CS_TEST_EQ(g->n_warnings, 1);
