@@ -21,8 +21,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* Longest diagnostic line; longer messages end in "...". */
+/* Longest diagnostic line; longer messages end in "...".  Notices (a
+ * grid map, a plan file's path) may be longer. */
 #define CS_LOG_LINE_LEN 1024
+#define CS_LOG_NOTICE_LEN 4096
 
 /* Longest expanded trace file name: a template's 1024 bytes
  * (CS_CFG_PATH_LEN) and room for what %r %p %h %j expand to; a longer
@@ -102,33 +104,28 @@ static void cs_writev_all(int fd, struct iovec *iov, int cnt)
     }
 }
 
-void cs_log_write(int level, const char *fmt, ...)
+/* Format "costa-shim[<rank>]: [<word>: ]<text>\n" into at most cap bytes
+ * (longer text ends in "...") and write it to fd 2 in one call. */
+static void cs_log_vwrite(const char *word, size_t cap, const char *fmt,
+                          va_list ap)
 {
-    char buf[CS_LOG_LINE_LEN];
+    char buf[CS_LOG_NOTICE_LEN];
     struct iovec iov;
     int saved_errno = errno, rank = cs_log_rank(), n, m;
-    va_list ap;
+    char who[16] = "-";
 
-    if (level > cs_log_level())
-        return;
-    if (level < CS_LOG_ERROR)
-        level = CS_LOG_ERROR;
-    if (level > CS_LOG_DEBUG)
-        level = CS_LOG_DEBUG;
+    if (cap > sizeof(buf))
+        cap = sizeof(buf);
     if (rank >= 0)
-        n = snprintf(buf, sizeof(buf), "costa-shim[%d]: %s: ", rank,
-                     cs_level_words[level]);
-    else
-        n = snprintf(buf, sizeof(buf), "costa-shim[-]: %s: ",
-                     cs_level_words[level]);
+        snprintf(who, sizeof(who), "%d", rank);
+    n = snprintf(buf, cap, "costa-shim[%s]: %s%s", who, word ? word : "",
+                 word ? ": " : "");
     /* Keep one byte for the newline. */
-    va_start(ap, fmt);
-    m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-    va_end(ap);
+    m = vsnprintf(buf + n, cap - (size_t)n - 1, fmt, ap);
     if (m < 0)
         m = 0;
-    if ((size_t)(n + m) >= sizeof(buf) - 1) {
-        n = (int)sizeof(buf) - 2;
+    if ((size_t)(n + m) >= cap - 1) {
+        n = (int)cap - 2;
         memcpy(buf + n - 3, "...", 3);
     } else {
         n += m;
@@ -139,6 +136,41 @@ void cs_log_write(int level, const char *fmt, ...)
     iov.iov_base = buf;
     iov.iov_len = (size_t)n;
     cs_writev_all(2, &iov, 1);
+    errno = saved_errno;
+}
+
+void cs_log_write(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level > cs_log_level())
+        return;
+    if (level < CS_LOG_ERROR)
+        level = CS_LOG_ERROR;
+    if (level > CS_LOG_DEBUG)
+        level = CS_LOG_DEBUG;
+    va_start(ap, fmt);
+    cs_log_vwrite(cs_level_words[level], CS_LOG_LINE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void cs_log_notice(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    cs_log_vwrite(NULL, CS_LOG_NOTICE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void cs_log_text(int fd, const char *text, size_t len)
+{
+    struct iovec iov;
+    int saved_errno = errno;
+
+    iov.iov_base = (void *)text;
+    iov.iov_len = len;
+    cs_writev_all(fd, &iov, 1);
     errno = saved_errno;
 }
 

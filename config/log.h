@@ -14,6 +14,7 @@
 #define CS_CONFIG_LOG_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 typedef enum {
     CS_LOG_ERROR = 0,
@@ -60,9 +61,23 @@ int cs_log_rank(void);
 void cs_log_write(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * A notice: what the user asked for with another variable (the banner of
+ * COSTA_SHIM_BANNER, what COSTA_SHIM_RELABEL did), written whatever the
+ * threshold as one line "costa-shim[<rank>]: <text>\n" (no level word) to
+ * stderr, up to 4096 bytes.  Local, thread-safe (one write per line).
+ */
+void cs_log_notice(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
 /* Write a preformatted line (no prefix added, newline appended if missing)
  * to file descriptor fd with one write(). */
 void cs_log_line(int fd, const char *line);
+
+/* Write len bytes of preformatted text (several lines, e.g. the report's
+ * text on rank 0's stderr) to fd as they are, resuming after short
+ * writes.  Local. */
+void cs_log_text(int fd, const char *text, size_t len);
 
 /*
  * File descriptor for per-call trace lines: 2 for "stderr" (default), 1 for

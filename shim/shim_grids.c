@@ -374,13 +374,10 @@ static void create(creation_t *c)
             char a[512], b[512];
             map_str(app, n, a, sizeof(a));
             map_str(planned, n, b, sizeof(b));
-            char line[1200];
-            snprintf(line, sizeof(line),
-                     "costa-shim[%d]: relabel: grid #%d (%dx%d, order %c) "
-                     "created with the planned process map: world ranks by "
-                     "position (row-major) %s instead of %s",
-                     wme, entry, c->p, c->q, c->order, b, a);
-            cs_log_line(2, line);
+            cs_log_notice("relabel: grid #%d (%dx%d, order %c) created with "
+                          "the planned process map: world ranks by position "
+                          "(row-major) %s instead of %s",
+                          entry, c->p, c->q, c->order, b, a);
         }
     }
     if (relabel) {

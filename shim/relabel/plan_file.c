@@ -63,7 +63,7 @@ static void plan_write(const cs_config_t *cfg, cs_rl_problem_t *pb,
     }
     int complete = !pb->incomplete && !pb->saturated;
     int ng = pb->ng;
-    char line[CS_CFG_PATH_LEN + 640], nodes[128] = "";
+    char nodes[128] = "";
     if (pb->node) {
         snprintf(nodes, sizeof(nodes),
                  ", crossing %d nodes %" PRId64 " -> %" PRId64
@@ -74,16 +74,14 @@ static void plan_write(const cs_config_t *cfg, cs_rl_problem_t *pb,
     double pct = pb->cross_total > 0 ? 100.0 * (double)plan->saved /
                                            (double)pb->cross_total
                                      : 0.0;
-    snprintf(line, sizeof(line),
-             "costa-shim[0]: relabel: plan written to %s: %d grid%s, %d "
-             "relabeled; bytes crossing processes in the observed "
-             "redistributions %" PRId64 " -> %" PRId64 " (-%.1f%%)%s%s%s",
-             cfg->relabel_plan, ng, ng == 1 ? "" : "s", plan->relabeled,
-             pb->cross_total, plan->planned_bytes, pct, nodes,
-             complete ? "" : " (incomplete: see docs/relabel.md)",
-             pb->world ? "" : " (rank 0's view only: MPI_Init did not go "
-                              "through the shim)");
-    cs_log_line(2, line);
+    cs_log_notice("relabel: plan written to %s: %d grid%s, %d relabeled; "
+                  "bytes crossing processes in the observed redistributions "
+                  "%" PRId64 " -> %" PRId64 " (-%.1f%%)%s%s%s",
+                  cfg->relabel_plan, ng, ng == 1 ? "" : "s",
+                  plan->relabeled, pb->cross_total, plan->planned_bytes, pct,
+                  nodes, complete ? "" : " (incomplete: see docs/relabel.md)",
+                  pb->world ? "" : " (rank 0's view only: MPI_Init did not "
+                                   "go through the shim)");
 }
 
 /* Rank 0, report mode: compute the plan of the ordered problem and write

@@ -932,6 +932,7 @@ static void test_log(void)
     cs_log_warn("dropped warn");
     cs_log_write(CS_LOG_WARN, "dropped direct");
     cs_log_error("still errors");
+    cs_log_notice("notice %s", "at any level");
     cs_log_set_level(CS_LOG_DEBUG);
     cs_log_debug("dbg");
     cs_log_info("inf");
@@ -945,6 +946,7 @@ static void test_log(void)
                                "costa-shim[-]: warning: macro warn\n"
                                "costa-shim[3]: error: boom\n"
                                "costa-shim[3]: error: still errors\n"
+                               "costa-shim[3]: notice at any level\n"
                                "costa-shim[3]: debug: dbg\n"
                                "costa-shim[3]: info: inf\n") == 0);
 
@@ -968,6 +970,15 @@ static void test_log(void)
     close(fd);
     unlink(path);
     CS_TEST_ASSERT(strcmp(out, "abc\ndef\n\n") == 0);
+
+    /* Text goes out as it is, several lines at once. */
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    CS_TEST_ASSERT(fd >= 0);
+    cs_log_text(fd, "@ one\n@ two\nxyz", 12);
+    slurp_fd(fd, out, sizeof(out));
+    close(fd);
+    unlink(path);
+    CS_TEST_ASSERT(strcmp(out, "@ one\n@ two\n") == 0);
     cs_log_set_rank(-1);
 }
 
