@@ -136,7 +136,7 @@ static void real_f_map(int *ctxt, int *map, const int *ldu, const int *p,
  * looked at first, so the default mode makes no MPI call. */
 static int relabel_active(void)
 {
-    if (cs_grid_depth > 0 || cs_shim_depth > 0 || !cs_shim_enabled) {
+    if (cs_grid_depth > 0 || cs_shim_depth > 0 || !cs_shim_is_enabled()) {
         return 0;
     }
     const cs_config_t *cfg = cs_cfg_get();
