@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "relabel/relabel.h"
 #include "shim/shim.h"
 #include "shim/shim_call_int.h"
 #include "shim/shim_process_int.h"
@@ -301,23 +302,21 @@ static int shape_covers(const cs_shim_shape_t *k, const cs_shim_shape_t *u)
            strcmp(k->grid_b, u->grid_b) == 0;
 }
 
-uint32_t cs_shim_shape_id(const cs_shim_shape_t *s)
+/* Stable id of a shape: FNV-1a (32 bits) of its key's text, the same on
+ * every rank and in every run (docs/report-format.md). */
+static uint32_t shape_id(const cs_shim_shape_t *s)
 {
     char name[32], key[160];
     cs_shim_called_name(s->row.routine, s->row.spelling, name, sizeof(name));
     snprintf(key, sizeof(key), "%s %d %d %d %d %s %d %d %s", name, s->m,
              s->n, s->mb_a, s->nb_a, s->grid_a, s->mb_b, s->nb_b, s->grid_b);
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-        h = (h ^ *p) * 16777619u;
-    }
-    return h;
+    return cs_rl_hash_str32(key);
 }
 
 static void shape_set_ids(cs_shim_shape_tab_t *t)
 {
     for (int i = 0; i < t->n; i++) {
-        t->e[i].id = cs_shim_shape_id(&t->e[i]);
+        t->e[i].id = shape_id(&t->e[i]);
     }
 }
 

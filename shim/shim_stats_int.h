@@ -75,7 +75,7 @@ typedef struct {
  */
 typedef struct {
     cs_shim_row_t row;
-    uint32_t id;            /* cs_shim_shape_id(), set by the snapshot */
+    uint32_t id;            /* FNV-1a of the key, set by the snapshot */
     int32_t mixed;
     int32_t m, n;
     int32_t mb_a, nb_a, mb_b, nb_b;
@@ -179,10 +179,6 @@ void cs_shim_shape_tab_fold(cs_shim_shape_tab_t *t);
  * entries that do not fit go to dst->dropped.  Local. */
 void cs_shim_caller_tab_merge(cs_shim_caller_tab_t *dst,
                               const cs_shim_caller_tab_t *src);
-
-/* Stable id of a shape: FNV-1a (32 bits) of its key, the same on every
- * rank and in every run.  Local. */
-uint32_t cs_shim_shape_id(const cs_shim_shape_t *s);
 
 /* Merge row src into dst (same key). */
 void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src);
