@@ -15,6 +15,9 @@
 # pdgemr2d_ rows.  (Before the shape merge was keyed on exact identities,
 # 3 and 4 ranks gave 4 rows: a row of one operand's blocks and a row of the
 # other's were kept apart, then the whole row folded into one of them.)
+# Last, on 3 ranks with both shapes n x n (--n2): the calls of ranks that
+# know neither operand's blocks could be either shape, so they stay one
+# row of unknown blocks (6R calls) beside the two shapes (3R calls each).
 # Runs with more ranks than cores use yield_preload.so (after the shim).
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT.
 set -uo pipefail
@@ -97,4 +100,36 @@ EOF
         cs_report FAIL "$mode: the shape table depends on the number of ranks"
     fi
 done
+
+d=$CS_OUT/ambiguous
+mkdir -p "$d"
+pre=$CS_PRELOAD
+[ 3 -gt "$ncores" ] && pre=$pre:$yield
+rc=0
+COSTA_SHIM_STATS=full COSTA_SHIM_STATS_DIR="$d" COSTA_SHIM_MIN_ELEMS=0 \
+    timeout -k 5 120 "$MPIEXEC" -n 3 env LD_PRELOAD="$pre" \
+    "$app" --reps "$R" --n2 60 > "$d/stdout.txt" 2> "$d/stderr.txt" || rc=$?
+if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$d/stdout.txt")" != "cs_test: OK" ]; then
+    cs_report FAIL "ambiguous: report_shapes exited $rc"
+    tail -n 5 "$d/stderr.txt" | sed 's/^/      | /'
+elif "$PYTHON" - "$R" "$d" <<'EOF'
+import glob, json, os, sys
+R, d = int(sys.argv[1]), sys.argv[2]
+rep = json.load(open(glob.glob(os.path.join(d, "costa_shim.*.json"))[0]))
+blk = lambda v: -1 if v is None else v
+got = sorted(((blk(s["mbA"]), blk(s["nbA"]), blk(s["mbB"]), blk(s["nbB"])),
+              s["calls"]) for s in rep["shapes"]
+             if s["routine"] == "pdgemr2d_")
+want = sorted([((16, 16, 1, 1), 3 * R), ((1, 1, 16, 16), 3 * R),
+               ((-1, -1, -1, -1), 6 * R)])
+print("ambiguous, 3 ranks: %s" % got)
+if got != want:
+    print("FAIL shapes %s, want %s" % (got, want))
+sys.exit(got != want)
+EOF
+then
+    cs_report ok "ambiguous: calls of unknown blocks stay a row of their own"
+else
+    cs_report FAIL "ambiguous: rows of unknown blocks went to one shape"
+fi
 exit $((fails > 0))

@@ -13,6 +13,7 @@
  *     g[P-1] -> g[P-1]     rank P-1 knows both operands' blocks
  *     g[0]   -> g[1 % P]   rank 0 knows only A's, rank 1 only B's
  *   S2 (n x n2, 1 x 1 blocks -> 16 x 16 blocks), the other way round
+ *     (n2 = n - 7 unless --n2 says otherwise)
  *     g[P-1] -> g[P-1]
  *     g[1 % P] -> g[0]     rank 1 knows only A's, rank 0 only B's
  *
@@ -23,9 +24,11 @@
  * outside a grid passes that matrix's descriptor with CTXT -1 and the
  * other entries as DESCINIT would set them.  The target's owner checks
  * every element after each call; rank 0 prints "calls N" (per rank) and
- * the sentinel.  Plain ScaLAPACK: it never includes the shim.
+ * the sentinel.  Plain ScaLAPACK: it never includes the shim.  With
+ * --n2 N the two shapes have the same m and n, so a rank outside both
+ * grids of a call cannot tell which shape it saw.
  *
- * usage: report_shapes [--n N] [--reps R]
+ * usage: report_shapes [--n N] [--n2 N2] [--reps R]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -76,19 +79,23 @@ static int call(int m, int n, int from, int bs, int to, int bd,
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int n = 60, reps = 3, me, np;
+    int n = 60, n2 = -1, reps = 3, me, np;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--n"))
             n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--n2"))
+            n2 = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps"))
             reps = atoi(argv[i + 1]);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (np > MAXP || n < 8 || reps < 1) {
+    if (n2 < 0)
+        n2 = n - 7;
+    if (np > MAXP || n < 8 || n2 < 1 || reps < 1) {
         if (me == 0)
             fprintf(stderr, "report_shapes: at most %d ranks, n >= 8, "
-                            "reps >= 1\n", MAXP);
+                            "n2 >= 1, reps >= 1\n", MAXP);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int all, ctx[MAXP];
@@ -100,7 +107,7 @@ int main(int argc, char **argv)
         Cblacs_gridmap(&ctx[k], &map, 1, 1, 1); /* -1 outside */
     }
 
-    int last = np - 1, second = 1 % np, n2 = n - 7, bad = 0, calls = 0;
+    int last = np - 1, second = 1 % np, bad = 0, calls = 0;
     for (int k = 0; k < reps; k++) {
         bad += call(n, n, last, NB, last, 1, ctx, all, me, 4 * k);
         bad += call(n, n, 0, NB, second, 1, ctx, all, me, 4 * k + 1);
