@@ -858,7 +858,9 @@ void cs_cfg_parse(char *const *envp, cs_config_t *cfg_p)
 static void cs_g_init(void)
 {
     cs_parse_into(environ, &cs_g_cfg, cs_g_src);
+    /* the log's settings, pushed: log.c does not call back into here */
     cs_log_set_level(cs_g_cfg.log_level);
+    cs_log_set_trace_file(cs_g_cfg.log_file);
 }
 
 const cs_config_t *cs_cfg_get(void)

@@ -6,10 +6,10 @@
  * partial writes) so lines of different ranks and threads do not interleave
  * mid-line.  Must not call MPI, allocate, or print from a constructor; the
  * trace file is opened lazily on the first cs_log_trace_fd().  errno is
- * preserved across the logging calls.
+ * preserved across the logging calls.  Calls nothing of the configuration:
+ * config/env.c pushes the level and the trace file's template here.
  */
 #include "config/log.h"
-#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +21,20 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* Longest diagnostic line; longer messages end in "...". */
+/* Longest diagnostic line; longer messages end in "...".  Notices (a
+ * grid map, a plan file's path) may be longer. */
 #define CS_LOG_LINE_LEN 1024
+#define CS_LOG_NOTICE_LEN 4096
 
-int cs_log_threshold = CS_LOG_WARN;
+/* Longest expanded trace file name: a template's 1024 bytes
+ * (CS_CFG_PATH_LEN) and room for what %r %p %h %j expand to; a longer
+ * name is refused with a warning (cs_expand). */
+#define CS_LOG_PATH_LEN 1536
+
+atomic_int cs_log_threshold = CS_LOG_WARN;
+
+/* COSTA_SHIM_LOG_FILE, pushed by config/env.c; NULL: stderr. */
+static _Atomic(const char *) cs_trace_template;
 
 /* Set once by the shim after MPI_Init, read by every thread afterwards. */
 static int cs_log_my_rank = -1;
@@ -46,7 +56,12 @@ void cs_log_set_level(int level)
         level = CS_LOG_ERROR;
     if (level > CS_LOG_DEBUG)
         level = CS_LOG_DEBUG;
-    cs_log_threshold = level;
+    atomic_store_explicit(&cs_log_threshold, level, memory_order_relaxed);
+}
+
+void cs_log_set_trace_file(const char *tmpl)
+{
+    atomic_store_explicit(&cs_trace_template, tmpl, memory_order_release);
 }
 
 void cs_log_set_rank(int rank)
@@ -89,33 +104,28 @@ static void cs_writev_all(int fd, struct iovec *iov, int cnt)
     }
 }
 
-void cs_log_write(int level, const char *fmt, ...)
+/* Format "costa-shim[<rank>]: [<word>: ]<text>\n" into at most cap bytes
+ * (longer text ends in "...") and write it to fd 2 in one call. */
+static void cs_log_vwrite(const char *word, size_t cap, const char *fmt,
+                          va_list ap)
 {
-    char buf[CS_LOG_LINE_LEN];
+    char buf[CS_LOG_NOTICE_LEN];
     struct iovec iov;
     int saved_errno = errno, rank = cs_log_rank(), n, m;
-    va_list ap;
+    char who[16] = "-";
 
-    if (level > cs_log_threshold)
-        return;
-    if (level < CS_LOG_ERROR)
-        level = CS_LOG_ERROR;
-    if (level > CS_LOG_DEBUG)
-        level = CS_LOG_DEBUG;
+    if (cap > sizeof(buf))
+        cap = sizeof(buf);
     if (rank >= 0)
-        n = snprintf(buf, sizeof(buf), "costa-shim[%d]: %s: ", rank,
-                     cs_level_words[level]);
-    else
-        n = snprintf(buf, sizeof(buf), "costa-shim[-]: %s: ",
-                     cs_level_words[level]);
+        snprintf(who, sizeof(who), "%d", rank);
+    n = snprintf(buf, cap, "costa-shim[%s]: %s%s", who, word ? word : "",
+                 word ? ": " : "");
     /* Keep one byte for the newline. */
-    va_start(ap, fmt);
-    m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-    va_end(ap);
+    m = vsnprintf(buf + n, cap - (size_t)n - 1, fmt, ap);
     if (m < 0)
         m = 0;
-    if ((size_t)(n + m) >= sizeof(buf) - 1) {
-        n = (int)sizeof(buf) - 2;
+    if ((size_t)(n + m) >= cap - 1) {
+        n = (int)cap - 2;
         memcpy(buf + n - 3, "...", 3);
     } else {
         n += m;
@@ -126,6 +136,41 @@ void cs_log_write(int level, const char *fmt, ...)
     iov.iov_base = buf;
     iov.iov_len = (size_t)n;
     cs_writev_all(2, &iov, 1);
+    errno = saved_errno;
+}
+
+void cs_log_write(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level > cs_log_level())
+        return;
+    if (level < CS_LOG_ERROR)
+        level = CS_LOG_ERROR;
+    if (level > CS_LOG_DEBUG)
+        level = CS_LOG_DEBUG;
+    va_start(ap, fmt);
+    cs_log_vwrite(cs_level_words[level], CS_LOG_LINE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void cs_log_notice(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    cs_log_vwrite(NULL, CS_LOG_NOTICE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+void cs_log_text(int fd, const char *text, size_t len)
+{
+    struct iovec iov;
+    int saved_errno = errno;
+
+    iov.iov_base = (void *)text;
+    iov.iov_len = len;
+    cs_writev_all(fd, &iov, 1);
     errno = saved_errno;
 }
 
@@ -237,11 +282,12 @@ static int cs_trace_open_path(const char *path, const char *t)
  * the template needs a rank that is not known yet. */
 static void cs_trace_open(void)
 {
-    const char *t = cs_cfg_get()->log_file;
-    char path[CS_CFG_PATH_LEN + 512];
+    const char *t =
+        atomic_load_explicit(&cs_trace_template, memory_order_acquire);
+    char path[CS_LOG_PATH_LEN];
     int rc, fd;
 
-    if (strcmp(t, "stderr") == 0 || t[0] == '\0') {
+    if (t == NULL || strcmp(t, "stderr") == 0 || t[0] == '\0') {
         fd = 2;
     } else if (strcmp(t, "stdout") == 0) {
         fd = 1;

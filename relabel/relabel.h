@@ -135,6 +135,13 @@ static inline int64_t cs_rl_mul_sat(int64_t a, int64_t b, int *sat)
  */
 uint64_t cs_rl_hash_ints(uint64_t seed, const int *v, int64_t n);
 
+/*
+ * FNV-1a (32 bits: basis 2166136261, prime 16777619) of the bytes of the
+ * NUL-terminated string s, e.g. the report's shape ids
+ * (docs/report-format.md).  Local, thread-safe.
+ */
+uint32_t cs_rl_hash_str32(const char *s);
+
 /* ------------------------------------------------------------ helpers */
 
 /*

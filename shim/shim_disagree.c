@@ -3,28 +3,11 @@
  * different arguments to one collective call: which value each rank
  * passed.  No MPI: the callers have gathered the values.
  */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "shim/shim.h"
 #include "shim/shim_disagree_int.h"
-
-/* Append to buf (len bytes, *pos used), never past its end. */
-static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-    if (*pos + 1 >= len) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-    va_end(ap);
-    if (k > 0) {
-        *pos += (size_t)k < len - *pos ? (size_t)k : len - *pos - 1;
-    }
-}
+#include "shim/shim_str_int.h"
 
 void cs_shim_disagree_str(const int *tab, int np, int stride, int off, int in,
                           int wrank, int routines, char *buf, size_t len)
@@ -52,21 +35,22 @@ void cs_shim_disagree_str(const int *tab, int np, int stride, int off, int in,
             continue;
         }
         if (routines && v >= 0 && v < CS_SHIM_NROUTINES) {
-            put(buf, len, &pos, "%s%s", shown ? "; " : "",
-                cs_shim_routines[v].lower);
+            cs_shim_str_append(buf, len, &pos, "%s%s", shown ? "; " : "",
+                               cs_shim_routines[v].lower);
         } else {
-            put(buf, len, &pos, "%s%d", shown ? "; " : "", v);
+            cs_shim_str_append(buf, len, &pos, "%s%d", shown ? "; " : "", v);
         }
-        put(buf, len, &pos, " on rank%s", nr > 1 ? "s" : "");
+        cs_shim_str_append(buf, len, &pos, " on rank%s", nr > 1 ? "s" : "");
         for (int j = k, i = 0; j < np; j++) {
             const int *rj = tab + (size_t)j * stride;
             if ((in >= 0 && !rj[in]) || rj[off] != v) {
                 continue;
             }
             if (i < 6) {
-                put(buf, len, &pos, "%s %d", i ? "," : "", rj[wrank]);
+                cs_shim_str_append(buf, len, &pos, "%s %d", i ? "," : "",
+                                   rj[wrank]);
             } else if (i == 6) {
-                put(buf, len, &pos, ", ...");
+                cs_shim_str_append(buf, len, &pos, ", ...");
             }
             i++;
         }

@@ -30,7 +30,9 @@ int cs_shim_grids_number(int *clock_p)
 void cs_shim_grids_clock_past(int stamp)
 {
     pthread_mutex_lock(&cs_grid_lock);
-    cs_grids_clock = stamp + 1;
+    if (stamp >= cs_grids_clock) {
+        cs_grids_clock = stamp + 1;
+    }
     pthread_mutex_unlock(&cs_grid_lock);
 }
 
@@ -50,12 +52,35 @@ int cs_shim_grids_count(void)
     return n;
 }
 
-const cs_shim_grid_t *cs_shim_grids_get(int i)
+int cs_shim_grids_get(int i, cs_shim_grid_t *g_p)
 {
+    int rc = -1;
+    memset(g_p, 0, sizeof(*g_p));
     pthread_mutex_lock(&cs_grid_lock);
-    const cs_shim_grid_t *g = i >= 0 && i < cs_grids_n ? &cs_grids[i] : NULL;
+    if (i >= 0 && i < cs_grids_n) {
+        const cs_shim_grid_t *r = &cs_grids[i];
+        size_t n = (size_t)r->p * (size_t)r->q;
+        int *app_map = malloc(n * sizeof(int));
+        int *map = malloc(n * sizeof(int));
+        if (app_map && map) {
+            *g_p = *r;
+            g_p->app_map = memcpy(app_map, r->app_map, n * sizeof(int));
+            g_p->map = memcpy(map, r->map, n * sizeof(int));
+            rc = 0;
+        } else {
+            free(app_map);
+            free(map);
+        }
+    }
     pthread_mutex_unlock(&cs_grid_lock);
-    return g;
+    return rc;
+}
+
+void cs_shim_grid_free(cs_shim_grid_t *g)
+{
+    free(g->app_map);
+    free(g->map);
+    memset(g, 0, sizeof(*g));
 }
 
 int cs_shim_grids_stamp(int handle)

@@ -53,7 +53,9 @@ typedef struct {
  */
 int cs_shim_grids_number(int *clock_p);
 
-/* The creation got stamp `stamp`: this process's clock moves past it. */
+/* The creation got stamp `stamp`: this process's clock moves past it (to
+ * stamp + 1 unless it is there already: a Lamport clock never goes back,
+ * whatever order concurrent creations finish in). */
 void cs_shim_grids_clock_past(int stamp);
 
 /* Record grid *g (its maps are copied) if it is the next one numbered
@@ -71,9 +73,17 @@ int cs_shim_grids_created(void);
 /* Number of recorded grids (<= CS_SHIM_GRIDS_MAX). */
 int cs_shim_grids_count(void);
 
-/* Recorded grid i (0 <= i < cs_shim_grids_count()), or NULL.  The pointer
- * stays valid until cs_shim_grids_release(). */
-const cs_shim_grid_t *cs_shim_grids_get(int i);
+/*
+ * A copy of recorded grid i (0 <= i < cs_shim_grids_count()) in *g_p, its
+ * maps copied too (the caller frees them with cs_shim_grid_free()), taken
+ * under the registry's lock: it stays valid whatever other threads record,
+ * forget or release.  Returns 0, or -1 with *g_p zeroed when i is out of
+ * range or memory runs out.
+ */
+int cs_shim_grids_get(int i, cs_shim_grid_t *g_p);
+
+/* Free the maps of a copy made by cs_shim_grids_get() and zero it. */
+void cs_shim_grid_free(cs_shim_grid_t *g);
 
 /* Stamp of the live grid whose context handle here is `handle`, -1 if
  * none is recorded (not a member, not recorded, not a grid). */

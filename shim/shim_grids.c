@@ -3,7 +3,7 @@
  * (Cblacs_gridinit, Cblacs_gridmap, blacs_gridinit_, blacs_gridmap_,
  * Cblacs_gridexit, blacs_gridexit_) for COSTA_SHIM_RELABEL: they record
  * every creation in the grid registry (shim_grid_registry.c) and, in
- * apply mode, create the grid with the planned map (shim_relabel_int.h,
+ * apply mode, create the grid with the planned map (shim/relabel/relabel_int.h,
  * docs/relabel.md).
  *
  * With COSTA_SHIM_RELABEL=off (the default), inside an intercepted
@@ -43,7 +43,7 @@
 #include "shim/shim_init_int.h"
 #include "shim/shim_mpi_int.h"
 #include "shim/shim_process_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 #include "shim/shim_sym_int.h"
 
 #include <mpi.h>
@@ -136,7 +136,7 @@ static void real_f_map(int *ctxt, int *map, const int *ldu, const int *p,
  * looked at first, so the default mode makes no MPI call. */
 static int relabel_active(void)
 {
-    if (cs_grid_depth > 0 || cs_shim_depth > 0 || !cs_shim_enabled) {
+    if (cs_grid_depth > 0 || cs_shim_depth > 0 || !cs_shim_is_enabled()) {
         return 0;
     }
     const cs_config_t *cfg = cs_cfg_get();
@@ -374,13 +374,10 @@ static void create(creation_t *c)
             char a[512], b[512];
             map_str(app, n, a, sizeof(a));
             map_str(planned, n, b, sizeof(b));
-            char line[1200];
-            snprintf(line, sizeof(line),
-                     "costa-shim[%d]: relabel: grid #%d (%dx%d, order %c) "
-                     "created with the planned process map: world ranks by "
-                     "position (row-major) %s instead of %s",
-                     wme, entry, c->p, c->q, c->order, b, a);
-            cs_log_line(2, line);
+            cs_log_notice("relabel: grid #%d (%dx%d, order %c) created with "
+                          "the planned process map: world ranks by position "
+                          "(row-major) %s instead of %s",
+                          entry, c->p, c->q, c->order, b, a);
         }
     }
     if (relabel) {

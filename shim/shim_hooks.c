@@ -18,9 +18,7 @@
 CS_EXPORT int costa_shim_set_enabled(int on);
 CS_EXPORT int costa_shim_set_enabled(int on)
 {
-    int old = cs_shim_enabled;
-    cs_shim_enabled = on != 0;
-    return old;
+    return cs_shim_enabled_set(on);
 }
 
 /* Deliberate hook for benchmarks: the bytes the shim holds now between

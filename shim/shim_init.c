@@ -28,8 +28,8 @@
 #include "shim/shim_plan_cache_int.h"
 #include "shim/shim_process_int.h"
 #include "shim/shim_real_int.h"
-#include "shim/shim_relabel_int.h"
-#include "shim/shim_report_int.h"
+#include "shim/relabel/relabel_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 #include "shim/shim_sym_int.h"
 
@@ -108,13 +108,11 @@ static void init_once(void)
         cs_cfg_dump(cfg, 2);
     }
     if (cfg->banner && rank == 0) {
-        char line[1024];
         const char *lib = cs_shim_real_library();
-        snprintf(line, sizeof(line),
-                 "costa-shim %s: serving p?gemr2d, p?trmr2d, p?tran, "
-                 "p?tranu, p?tranc, p?geadd, p?tradd; real routines from %s",
-                 CS_SHIM_VERSION, lib[0] ? lib : "(not found)");
-        cs_log_line(2, line);
+        cs_log_notice("version %s: serving p?gemr2d, p?trmr2d, p?tran, "
+                      "p?tranu, p?tranc, p?geadd, p?tradd; real routines "
+                      "from %s",
+                      CS_SHIM_VERSION, lib[0] ? lib : "(not found)");
     }
 }
 

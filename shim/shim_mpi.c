@@ -239,8 +239,3 @@ int cs_shim_mpi_ok(void)
     pthread_once(&cs_mpi_once, detect);
     return cs_mpi_ok;
 }
-
-const char *cs_shim_mpi_build_lib(void)
-{
-    return cs_mpi_libs[CS_MPI_BUILD];
-}

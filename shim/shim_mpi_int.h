@@ -23,9 +23,6 @@ typedef enum {
  */
 int cs_shim_mpi_ok(void);
 
-/* File name of this build ("libcosta_shim.so", ...). */
-const char *cs_shim_mpi_build_lib(void);
-
 /* This process's rank as its launcher set it in the environment
  * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, ...), -1 when
  * none is set.  For use without MPI.  Local. */

@@ -25,7 +25,7 @@
 #include <mpi.h>
 
 __thread int cs_shim_depth;
-int cs_shim_enabled = 1;
+atomic_int cs_shim_enabled = 1;
 
 static int cs_shim_rank = -1;
 /* The MPI thread level is MPI_THREAD_MULTIPLE (set by init_once). */
@@ -39,6 +39,11 @@ double cs_shim_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cs_shim_enabled_set(int on)
+{
+    return atomic_exchange(&cs_shim_enabled, on != 0);
 }
 
 int cs_shim_world_rank(void)

@@ -7,6 +7,7 @@
 #ifndef CS_SHIM_SHIM_PROCESS_INT_H
 #define CS_SHIM_SHIM_PROCESS_INT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /*
@@ -16,8 +17,20 @@
  */
 extern __thread int cs_shim_depth;
 
-/* 0 while the deliberate hook costa_shim_set_enabled(0) is in force. */
-extern int cs_shim_enabled;
+/* 0 while the deliberate hook costa_shim_set_enabled(0) is in force.
+ * Atomic: a benchmark thread may switch it while others call.  Read it
+ * with cs_shim_is_enabled(), set it with cs_shim_enabled_set(). */
+extern atomic_int cs_shim_enabled;
+
+/* Whether interception is on.  Local, thread-safe. */
+static inline int cs_shim_is_enabled(void)
+{
+    return atomic_load_explicit(&cs_shim_enabled, memory_order_relaxed);
+}
+
+/* Switch interception on (on != 0) or off; returns the previous state.
+ * Local, thread-safe. */
+int cs_shim_enabled_set(int on);
 
 /* Wall-clock seconds (monotonic). */
 double cs_shim_now(void);

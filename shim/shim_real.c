@@ -5,13 +5,18 @@
  * Everything is resolved lazily at the first intercepted call, never in a
  * constructor, and nothing here adds a DT_NEEDED entry: BLACS lives in the
  * application's ScaLAPACK, which is loaded whenever one of our routines is
- * called.  Resolved pointers are cached with atomic stores (two threads may
- * race to resolve; both find the same symbol).
+ * called.  A routine is resolved once, under a mutex, and published with
+ * release stores (its pointer, then its `tried` flag); the library's path
+ * is written once, before its `has_path` flag, so threads that read it
+ * after the flag never see it half written.  The BLACS pointers are cached
+ * with atomic stores (two threads may race to resolve; both find the same
+ * symbol).
  *
  * Symbols are looked up with cs_shim_sym_next/cs_shim_sym_any
  * (shim_sym.c).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,18 +33,23 @@
 typedef struct {
     _Atomic(cs_shim_fn_t) fn[2]; /* [fortran] */
     atomic_int tried[2];
+    atomic_int has_path;         /* path written, never again */
     char path[512];
 } cs_shim_real_t;
 
 static cs_shim_real_t cs_shim_real_tab[CS_SHIM_NROUTINES];
+static pthread_mutex_t cs_shim_real_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static cs_shim_fn_t probe(const char *name, char *path, size_t pathlen)
+/* The symbol `name` after the shim; the first one found gives r's path.
+ * The caller holds cs_shim_real_lock. */
+static cs_shim_fn_t probe(const char *name, cs_shim_real_t *r)
 {
     void *p = cs_shim_sym_next(name);
-    if (p && path && !path[0]) {
+    if (p && !atomic_load_explicit(&r->has_path, memory_order_relaxed)) {
         Dl_info info;
         if (dladdr(p, &info) && info.dli_fname) {
-            snprintf(path, pathlen, "%s", info.dli_fname);
+            snprintf(r->path, sizeof(r->path), "%s", info.dli_fname);
+            atomic_store_explicit(&r->has_path, 1, memory_order_release);
         }
     }
     cs_shim_fn_t fn;
@@ -47,12 +57,9 @@ static cs_shim_fn_t probe(const char *name, char *path, size_t pathlen)
     return fn;
 }
 
-cs_shim_fn_t cs_shim_real(int routine, int fortran)
+/* Resolve r's entry (fortran or C); the caller holds cs_shim_real_lock. */
+static void resolve_locked(int routine, int fortran, cs_shim_real_t *r)
 {
-    cs_shim_real_t *r = &cs_shim_real_tab[routine];
-    if (atomic_load(&r->tried[fortran])) {
-        return atomic_load(&r->fn[fortran]);
-    }
     const cs_shim_routine_t *rt = &cs_shim_routines[routine];
     static const int order[] = {CS_SHIM_SP_LOWER_,  CS_SHIM_SP_LOWER,
                                 CS_SHIM_SP_LOWER__, CS_SHIM_SP_UPPER,
@@ -62,27 +69,43 @@ cs_shim_fn_t cs_shim_real(int routine, int fortran)
     if (fortran) {
         for (size_t i = 0; !fn && i < sizeof(order) / sizeof(order[0]); i++) {
             cs_shim_called_name(routine, order[i], name, sizeof(name));
-            fn = probe(name, r->path, sizeof(r->path));
+            fn = probe(name, r);
         }
     } else {
         snprintf(name, sizeof(name), "C%s", rt->lower);
-        fn = probe(name, r->path, sizeof(r->path));
+        fn = probe(name, r);
     }
-    atomic_store(&r->fn[fortran], fn);
-    atomic_store(&r->tried[fortran], 1);
-    return fn;
+    atomic_store_explicit(&r->fn[fortran], fn, memory_order_release);
+    atomic_store_explicit(&r->tried[fortran], 1, memory_order_release);
+}
+
+cs_shim_fn_t cs_shim_real(int routine, int fortran)
+{
+    cs_shim_real_t *r = &cs_shim_real_tab[routine];
+    if (!atomic_load_explicit(&r->tried[fortran], memory_order_acquire)) {
+        pthread_mutex_lock(&cs_shim_real_lock);
+        if (!atomic_load_explicit(&r->tried[fortran],
+                                  memory_order_relaxed)) {
+            resolve_locked(routine, fortran, r);
+        }
+        pthread_mutex_unlock(&cs_shim_real_lock);
+    }
+    return atomic_load_explicit(&r->fn[fortran], memory_order_acquire);
 }
 
 const char *cs_shim_real_library(void)
 {
     for (int r = 0; r < CS_SHIM_NROUTINES; r++) {
-        if (cs_shim_real_tab[r].path[0]) {
+        if (atomic_load_explicit(&cs_shim_real_tab[r].has_path,
+                                 memory_order_acquire)) {
             return cs_shim_real_tab[r].path;
         }
     }
     /* nothing forwarded yet: look where the real pdgemr2d_ lives */
     cs_shim_real(CS_SHIM_R_PDGEMR2D, 1);
-    return cs_shim_real_tab[CS_SHIM_R_PDGEMR2D].path;
+    const cs_shim_real_t *g = &cs_shim_real_tab[CS_SHIM_R_PDGEMR2D];
+    return atomic_load_explicit(&g->has_path, memory_order_acquire) ? g->path
+                                                                     : "";
 }
 
 /* ------------------------------------------------------------ BLACS */

@@ -8,8 +8,10 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "relabel/relabel.h"
 #include "shim/shim.h"
 #include "shim/shim_call_int.h"
 #include "shim/shim_process_int.h"
@@ -186,48 +188,46 @@ static void relabel_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
         (take ? 0 : d->relabel_net_node) + s->relabel_net_node;
 }
 
-static int blk_match(int32_t a, int32_t b)
+/* Exact order of shape keys: routine as called, m, n, blocks (-1, not
+ * read, first), grids. */
+static int shape_key_cmp(const cs_shim_shape_t *a, const cs_shim_shape_t *b)
 {
-    return a == b || a == -1 || b == -1;
-}
-
-/* which operands' blocks s knows: bit 0 A, bit 1 B */
-static int blk_known(const cs_shim_shape_t *s)
-{
-    return (s->mb_a != -1 && s->nb_a != -1) |
-           (s->mb_b != -1 && s->nb_b != -1) << 1;
-}
-
-/*
- * Unknown blocks (a process outside that operand's grid) match any, so a
- * process's calls join those of the processes inside; but two shapes that
- * each know only a different operand do not match.  RATIONALE: a process
- * outside a 1 x 1 grid that calls A -> B (16 -> 1) and B -> A (1 -> 16)
- * knows (16, ?) and (?, 16); without grids in the key (calls that went to
- * ScaLAPACK) these matched each other and became one (16, 16) shape with
- * the calls of both (NWChem's pdtrmr2d, make bench-apps).
- */
-static int shape_match(const cs_shim_shape_t *a, const cs_shim_shape_t *b)
-{
-    int ka = blk_known(a), kb = blk_known(b);
-    return a->row.routine == b->row.routine &&
-           a->row.spelling == b->row.spelling && a->m == b->m &&
-           a->n == b->n && blk_match(a->mb_a, b->mb_a) &&
-           blk_match(a->nb_a, b->nb_a) && blk_match(a->mb_b, b->mb_b) &&
-           blk_match(a->nb_b, b->nb_b) && (!ka || !kb || (ka & kb)) &&
-           strcmp(a->grid_a, b->grid_a) == 0 &&
-           strcmp(a->grid_b, b->grid_b) == 0;
-}
-
-static void blk_fill(int32_t *dst, int32_t src)
-{
-    if (*dst == -1) {
-        *dst = src;
+    const int32_t ka[] = {a->row.routine, a->row.spelling, a->m, a->n,
+                          a->mb_a, a->nb_a, a->mb_b, a->nb_b};
+    const int32_t kb[] = {b->row.routine, b->row.spelling, b->m, b->n,
+                          b->mb_a, b->nb_a, b->mb_b, b->nb_b};
+    for (size_t i = 0; i < sizeof(ka) / sizeof(ka[0]); i++) {
+        if (ka[i] != kb[i]) {
+            return ka[i] < kb[i] ? -1 : 1;
+        }
     }
+    int c = strcmp(a->grid_a, b->grid_a);
+    return c != 0 ? c : strcmp(a->grid_b, b->grid_b);
 }
 
-/* d += s (matching keys).  sum_relabel: calls of one rank add up; else
- * the same calls seen by two ranks: keep the larger pair. */
+static int shape_qsort_cmp(const void *a, const void *b)
+{
+    return shape_key_cmp(a, b);
+}
+
+/* the larger relabeling numbers of two views of the same calls, compared
+ * field by field so that the choice does not depend on the order */
+static int relabel_larger(const cs_shim_shape_t *s, const cs_shim_shape_t *d)
+{
+    const int64_t vs[] = {s->relabel_cross, s->relabel_best, s->relabel_net,
+                          s->relabel_net_plain, s->relabel_net_node};
+    const int64_t vd[] = {d->relabel_cross, d->relabel_best, d->relabel_net,
+                          d->relabel_net_plain, d->relabel_net_node};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        if (vs[i] != vd[i]) {
+            return vs[i] > vd[i];
+        }
+    }
+    return 0;
+}
+
+/* d += s.  sum_relabel: calls of one rank add up; else the same calls
+ * seen by two ranks: keep the larger numbers. */
 static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
                        int sum_relabel)
 {
@@ -240,28 +240,33 @@ static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
         d->row.path = s->row.path;
         d->row.reason = s->row.reason;
     }
-    blk_fill(&d->mb_a, s->mb_a);
-    blk_fill(&d->nb_a, s->nb_a);
-    blk_fill(&d->mb_b, s->mb_b);
-    blk_fill(&d->nb_b, s->nb_b);
     if (s->relabel_cross >= 0) {
         if (d->relabel_cross < 0) {
             relabel_fold(d, s, 1);
         } else if (sum_relabel) {
             relabel_fold(d, s, 0);
-        } else if (s->relabel_cross > d->relabel_cross) {
+        } else if (relabel_larger(s, d)) {
             relabel_fold(d, s, 1);
         }
     }
     cs_shim_row_merge(&d->row, &s->row);
 }
 
-/* Add s to t; 0 when the table is full (its calls count as dropped). */
+/*
+ * Add s to t under its exact key; 0 when the table is full (its calls
+ * count as dropped).  RATIONALE: exact keys make the merge of tables
+ * associative and commutative, so the reduction to rank 0 gives the same
+ * table whatever MPI's reduction tree and number of ranks; matching
+ * unknown blocks here (as the merge once did, first match wins) merged
+ * the rows of ranks that each knew a different operand apart or together
+ * depending on which ranks met first.  Rows of unknown blocks find their
+ * shape once, on the whole table (cs_shim_shape_tab_fold).
+ */
 static int shape_add(cs_shim_shape_tab_t *t, const cs_shim_shape_t *s,
                      int sum_relabel)
 {
     for (int i = 0; i < t->n; i++) {
-        if (shape_match(&t->e[i], s)) {
+        if (shape_key_cmp(&t->e[i], s) == 0) {
             shape_fold(&t->e[i], s, sum_relabel);
             return 1;
         }
@@ -274,23 +279,44 @@ static int shape_add(cs_shim_shape_tab_t *t, const cs_shim_shape_t *s,
     return 1;
 }
 
-uint32_t cs_shim_shape_id(const cs_shim_shape_t *s)
+/* a known block size and one that may be unknown */
+static int blk_match(int32_t known, int32_t b)
+{
+    return b == known || b == -1;
+}
+
+static int shape_known(const cs_shim_shape_t *s)
+{
+    return s->mb_a != -1 && s->nb_a != -1 && s->mb_b != -1 && s->nb_b != -1;
+}
+
+/* whether row u (some blocks unknown) may be the calls of shape k (all
+ * known) */
+static int shape_covers(const cs_shim_shape_t *k, const cs_shim_shape_t *u)
+{
+    return k->row.routine == u->row.routine &&
+           k->row.spelling == u->row.spelling && k->m == u->m &&
+           k->n == u->n && blk_match(k->mb_a, u->mb_a) &&
+           blk_match(k->nb_a, u->nb_a) && blk_match(k->mb_b, u->mb_b) &&
+           blk_match(k->nb_b, u->nb_b) && strcmp(k->grid_a, u->grid_a) == 0 &&
+           strcmp(k->grid_b, u->grid_b) == 0;
+}
+
+/* Stable id of a shape: FNV-1a (32 bits) of its key's text, the same on
+ * every rank and in every run (docs/report-format.md). */
+static uint32_t shape_id(const cs_shim_shape_t *s)
 {
     char name[32], key[160];
     cs_shim_called_name(s->row.routine, s->row.spelling, name, sizeof(name));
     snprintf(key, sizeof(key), "%s %d %d %d %d %s %d %d %s", name, s->m,
              s->n, s->mb_a, s->nb_a, s->grid_a, s->mb_b, s->nb_b, s->grid_b);
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-        h = (h ^ *p) * 16777619u;
-    }
-    return h;
+    return cs_rl_hash_str32(key);
 }
 
 static void shape_set_ids(cs_shim_shape_tab_t *t)
 {
     for (int i = 0; i < t->n; i++) {
-        t->e[i].id = cs_shim_shape_id(&t->e[i]);
+        t->e[i].id = shape_id(&t->e[i]);
     }
 }
 
@@ -302,6 +328,42 @@ void cs_shim_shape_tab_merge(cs_shim_shape_tab_t *dst,
     }
     dst->dropped += src->dropped;
     shape_set_ids(dst);
+}
+
+void cs_shim_shape_tab_fold(cs_shim_shape_tab_t *t)
+{
+    int into[CS_SHIM_STATS_MAX_SHAPES];
+    qsort(t->e, (size_t)t->n, sizeof(t->e[0]), shape_qsort_cmp);
+    /* where each row of unknown blocks goes, decided before any fold: the
+     * fully known rows never change their key, so the result does not
+     * depend on the order of the folds */
+    for (int i = 0; i < t->n; i++) {
+        int hits = 0;
+        into[i] = -1;
+        for (int j = 0; j < t->n && !shape_known(&t->e[i]) && hits < 2;
+             j++) {
+            if (shape_known(&t->e[j]) && shape_covers(&t->e[j], &t->e[i])) {
+                into[i] = j;
+                hits++;
+            }
+        }
+        if (hits != 1) {
+            into[i] = -1;
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (into[i] >= 0) {
+            shape_fold(&t->e[into[i]], &t->e[i], 0);
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        if (into[i] < 0) {
+            t->e[n++] = t->e[i];
+        }
+    }
+    t->n = n;
+    shape_set_ids(t);
 }
 
 void cs_shim_stats_shapes(cs_shim_shape_tab_t *tab_p)

@@ -67,13 +67,15 @@ typedef struct {
  * grid strings.  The counters live in `row` (its path and reason are those
  * of the first call; `mixed` says later calls differed).  Block sizes are
  * -1 where the descriptor was not read (m or n is 0, or the process is not
- * in that matrix's grid, so its descriptor may be a placeholder); such an
- * entry matches any block size when tables are merged.  Plain bytes: the
- * tables travel between ranks as they are.
+ * in that matrix's grid, so its descriptor may be a placeholder).  Tables
+ * are kept and merged by the exact key, -1 included; only the finished
+ * table folds rows of unknown blocks into their shape
+ * (cs_shim_shape_tab_fold).  Plain bytes: the tables travel between ranks
+ * as they are.
  */
 typedef struct {
     cs_shim_row_t row;
-    uint32_t id;            /* cs_shim_shape_id(), set by the snapshot */
+    uint32_t id;            /* FNV-1a of the key, set by the snapshot */
     int32_t mixed;
     int32_t m, n;
     int32_t mb_a, nb_a, mb_b, nb_b;
@@ -151,23 +153,32 @@ void cs_shim_stats_shapes(cs_shim_shape_tab_t *tab_p);
 void cs_shim_stats_callers(cs_shim_caller_tab_t *tab_p);
 
 /*
- * Merge shape table src into dst by key (a block size of -1 matches any
- * and takes the other's value); entries that do not fit go to
- * dst->dropped.  Ids are recomputed.  Relabel bytes are whole-call numbers
- * every rank of a call sees alike, so the pair with the larger crossing
- * volume is kept rather than summed.  Local.
+ * Merge shape table src into dst by exact key (a block size of -1 is a
+ * value like any other); entries that do not fit go to dst->dropped.  Ids
+ * are recomputed.  Relabel bytes are whole-call numbers every rank of a
+ * call sees alike, so the larger numbers are kept rather than summed.
+ * Associative and commutative in everything the report prints (the time
+ * sums are floating point), so a reduction with it gives the same table
+ * for every number of ranks and every reduction tree.  Local.
  */
 void cs_shim_shape_tab_merge(cs_shim_shape_tab_t *dst,
                              const cs_shim_shape_tab_t *src);
+
+/*
+ * Finish a merged (or one rank's) table: sort it by key, then fold every
+ * row with an unknown block size (a process outside that operand's grid)
+ * into the one fully known row of the same routine as called, m, n, grids
+ * and known block sizes.  A row that matches no such row, or several
+ * (ambiguous: which calls were which is not known), stays apart.  The
+ * result depends only on the set of rows, not on their order.  Ids are
+ * recomputed.  Local.
+ */
+void cs_shim_shape_tab_fold(cs_shim_shape_tab_t *t);
 
 /* Merge caller table src into dst by (caller string, routine, spelling);
  * entries that do not fit go to dst->dropped.  Local. */
 void cs_shim_caller_tab_merge(cs_shim_caller_tab_t *dst,
                               const cs_shim_caller_tab_t *src);
-
-/* Stable id of a shape: FNV-1a (32 bits) of its key, the same on every
- * rank and in every run.  Local. */
-uint32_t cs_shim_shape_id(const cs_shim_shape_t *s);
 
 /* Merge row src into dst (same key). */
 void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src);

@@ -10,7 +10,6 @@
  * values.
  */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "shim/shim.h"
 #include "shim/shim_call_int.h"
 #include "shim/shim_process_int.h"
+#include "shim/shim_str_int.h"
 #include "shim/shim_trace_int.h"
 
 static atomic_long cs_shim_trace_seq;
@@ -43,30 +43,13 @@ void cs_shim_caller_str(const void *addr, char *buf, size_t len)
     }
 }
 
-/* Append to a fixed buffer, never overflowing. */
-static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void app(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-    if (*pos >= len) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-    va_end(ap);
-    if (k > 0) {
-        *pos += (size_t)k;
-    }
-}
-
 static void app_desc(char *buf, size_t len, size_t *pos, const char *key,
                      const int *d)
 {
     int n = d[0] == 2 ? 11 : 9; /* DTYPE 2 descriptors have 11 entries */
-    app(buf, len, pos, " %s:%d", key, d[0]);
+    cs_shim_str_append(buf, len, pos, " %s:%d", key, d[0]);
     for (int k = 1; k < n; k++) {
-        app(buf, len, pos, ",%d", d[k]);
+        cs_shim_str_append(buf, len, pos, ",%d", d[k]);
     }
 }
 
@@ -75,18 +58,21 @@ static void app_scalar(char *buf, size_t len, size_t *pos, const char *key,
 {
     switch (cs_shim_routines[routine].type) {
     case 's':
-        app(buf, len, pos, " %s:%.9g", key, (double)*(const float *)v);
+        cs_shim_str_append(buf, len, pos, " %s:%.9g", key,
+                           (double)*(const float *)v);
         break;
     case 'c':
-        app(buf, len, pos, " %s:%.9g,%.9g", key,
-            (double)((const float *)v)[0], (double)((const float *)v)[1]);
+        cs_shim_str_append(buf, len, pos, " %s:%.9g,%.9g", key,
+                           (double)((const float *)v)[0],
+                           (double)((const float *)v)[1]);
         break;
     case 'z':
-        app(buf, len, pos, " %s:%.17g,%.17g", key, ((const double *)v)[0],
-            ((const double *)v)[1]);
+        cs_shim_str_append(buf, len, pos, " %s:%.17g,%.17g", key,
+                           ((const double *)v)[0], ((const double *)v)[1]);
         break;
     default:
-        app(buf, len, pos, " %s:%.17g", key, *(const double *)v);
+        cs_shim_str_append(buf, len, pos, " %s:%.17g", key,
+                           *(const double *)v);
     }
 }
 
@@ -97,19 +83,19 @@ static void app_args(char *line, size_t len, size_t *pos,
     int fam = cs_shim_routines[g->routine].family;
     int redist = fam == CS_SHIM_FAM_GEMR2D || fam == CS_SHIM_FAM_TRMR2D;
     if (g->uplo) {
-        app(line, len, pos, " uplo:%c", g->uplo[0]);
+        cs_shim_str_append(line, len, pos, " uplo:%c", g->uplo[0]);
     }
     if (g->diag) {
-        app(line, len, pos, " diag:%c", g->diag[0]);
+        cs_shim_str_append(line, len, pos, " diag:%c", g->diag[0]);
     }
     if (g->trans) {
-        app(line, len, pos, " trans:%c", g->trans[0]);
+        cs_shim_str_append(line, len, pos, " trans:%c", g->trans[0]);
     }
-    app(line, len, pos, " m:%d n:%d", g->m, g->n);
+    cs_shim_str_append(line, len, pos, " m:%d n:%d", g->m, g->n);
     if (!redist) {
         app_scalar(line, len, pos, "alpha", g->routine, g->alpha);
     }
-    app(line, len, pos, " ia:%d ja:%d", g->ia, g->ja);
+    cs_shim_str_append(line, len, pos, " ia:%d ja:%d", g->ia, g->ja);
     /* REDIST reads nothing when m or n is 0: neither do we */
     int read_desc = !redist || (g->m != 0 && g->n != 0);
     if (read_desc) {
@@ -118,13 +104,13 @@ static void app_args(char *line, size_t len, size_t *pos,
     if (!redist) {
         app_scalar(line, len, pos, "beta", g->routine, g->beta);
     }
-    app(line, len, pos, redist ? " ib:%d jb:%d" : " ic:%d jc:%d", g->ib,
-        g->jb);
+    cs_shim_str_append(line, len, pos,
+                       redist ? " ib:%d jb:%d" : " ic:%d jc:%d", g->ib, g->jb);
     if (read_desc) {
         app_desc(line, len, pos, redist ? "descB" : "descC", g->descb);
     }
     if (redist) {
-        app(line, len, pos, " ictxt:%d", g->ictxt);
+        cs_shim_str_append(line, len, pos, " ictxt:%d", g->ictxt);
     }
 }
 
@@ -140,47 +126,54 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
     char line[2048], name[32], caller[256];
     size_t pos = 0, len = sizeof(line);
     cs_shim_called_name(rec->routine, rec->spelling, name, sizeof(name));
-    app(line, len, &pos, "COSTA_SHIM r:%d seq:%ld %s", rank, seq, name);
+    cs_shim_str_append(line, len, &pos, "COSTA_SHIM r:%d seq:%ld %s", rank,
+                       seq, name);
     app_args(line, len, &pos, g);
     if (tr->grid_a[0]) {
-        app(line, len, &pos, " gridA:%s gridB:%s", tr->grid_a, tr->grid_b);
+        cs_shim_str_append(line, len, &pos, " gridA:%s gridB:%s", tr->grid_a,
+                           tr->grid_b);
     }
-    app(line, len, &pos, " path:%s", cs_shim_path_str(rec->path));
+    cs_shim_str_append(line, len, &pos, " path:%s",
+                       cs_shim_path_str(rec->path));
     if (rec->reason != CS_SHIM_REASON_NONE) {
-        app(line, len, &pos, " reason:%s", cs_shim_reason_str(rec->reason));
+        cs_shim_str_append(line, len, &pos, " reason:%s",
+                           cs_shim_reason_str(rec->reason));
     }
-    app(line, len, &pos, " t:%.3fms wait:%.3fms", rec->t * 1e3,
-        rec->t_wait * 1e3);
+    cs_shim_str_append(line, len, &pos, " t:%.3fms wait:%.3fms", rec->t * 1e3,
+                       rec->t_wait * 1e3);
     if (rec->path == CS_SHIM_PATH_ENGINE) {
-        app(line, len, &pos,
+        cs_shim_str_append(
+            line, len, &pos,
             " send:%.2fMB recv:%.2fMB self:%.2fMB msgs:%lld/%lld",
             (double)rec->vol.bytes_sent * 1e-6,
             (double)rec->vol.bytes_recv * 1e-6,
-            (double)rec->vol.bytes_self * 1e-6,
-            (long long)rec->vol.msgs_sent, (long long)rec->vol.msgs_recv);
-        app(line, len, &pos,
+            (double)rec->vol.bytes_self * 1e-6, (long long)rec->vol.msgs_sent,
+            (long long)rec->vol.msgs_recv);
+        cs_shim_str_append(
+            line, len, &pos,
             " pack:%.3fms local:%.3fms unpack:%.3fms xfer:%.3fms",
             rec->vol.t_pack * 1e3, rec->vol.t_local * 1e3,
             rec->vol.t_unpack * 1e3, rec->vol.t_transfer * 1e3);
     }
     if (rec->relabel_cross >= 0) {
-        app(line, len, &pos, " relabel_gain:%.1f%%",
+        cs_shim_str_append(
+            line, len, &pos, " relabel_gain:%.1f%%",
             rec->relabel_cross > 0
                 ? 100.0 * (double)(rec->relabel_cross - rec->relabel_best) /
                       (double)rec->relabel_cross
                 : 0.0);
     }
     if (rec->path == CS_SHIM_PATH_ENGINE) {
-        app(line, len, &pos, " thr:%d",
-            rec->vol.threads > 0 ? rec->vol.threads : 1);
+        cs_shim_str_append(line, len, &pos, " thr:%d",
+                           rec->vol.threads > 0 ? rec->vol.threads : 1);
     }
     if (tr->table) {
         app(line, len, &pos, " table:%s", tr->table);
     }
     if (tr->verified) {
-        app(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);
+        cs_shim_str_append(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);
     }
     cs_shim_caller_str(g->caller, caller, sizeof(caller));
-    app(line, len, &pos, " caller:%s", caller);
+    cs_shim_str_append(line, len, &pos, " caller:%s", caller);
     cs_log_line(cs_log_trace_fd(), line);
 }

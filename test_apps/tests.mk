@@ -8,6 +8,8 @@
 #   test_apps/scalapack/*_plugin.c  ScaLAPACK programs as shared objects
 #   test_apps/plain/*.c      programs without MPI (the plain C compiler)
 #   test_apps/lib/*_preload.c  small LD_PRELOAD helpers for the test runs
+#   test_apps/race/*.c       thread-race tests: ThreadSanitizer, built from
+#                            the library files of RACE_LIB_SRCS
 # Check scripts live in test_apps/checks/ and are run by run_checks.sh.
 
 MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
@@ -21,6 +23,7 @@ SCAF_SRCS := $(wildcard test_apps/scalapack/*.f90)
 BENCH_SRCS := $(wildcard test_apps/bench/*.c)
 PRE_SRCS  := $(wildcard test_apps/lib/*_preload.c)
 TLIB_SRCS := $(filter-out $(PRE_SRCS),$(wildcard test_apps/lib/*.c))
+RACE_SRCS := $(wildcard test_apps/race/*.c)
 
 UNIT_BINS := $(patsubst test_apps/unit/%.c,$(T)/unit/%,$(UNIT_SRCS))
 MPI_BINS  := $(patsubst test_apps/mpi/%.c,$(T)/mpi/%,$(MPI_SRCS))
@@ -31,9 +34,10 @@ SCAF_BINS := $(patsubst test_apps/scalapack/%.f90,$(T)/scalapack/%,$(SCAF_SRCS))
 BENCH_BINS := $(patsubst test_apps/bench/%.c,$(T)/bench/%,$(BENCH_SRCS))
 PRE_LIBS  := $(patsubst test_apps/lib/%.c,$(T)/lib/%.so,$(PRE_SRCS))
 TLIB_OBJS := $(patsubst test_apps/lib/%.c,$(T)/lib/%.o,$(TLIB_SRCS))
+RACE_BINS := $(patsubst test_apps/race/%.c,$(T)/race/%,$(RACE_SRCS))
 
 test_apps: $(UNIT_BINS) $(MPI_BINS) $(SCA_BINS) $(SCAF_BINS) $(BENCH_BINS) \
-           $(PRE_LIBS) $(PLUG_LIBS) $(PLAIN_BINS)
+           $(PRE_LIBS) $(PLUG_LIBS) $(PLAIN_BINS) $(RACE_BINS)
 
 $(T)/lib/%.o: test_apps/lib/%.c
 	@mkdir -p $(dir $@)
@@ -83,6 +87,22 @@ $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# The race tests compile the library files that keep process-wide state
+# themselves, with ThreadSanitizer (the library's objects are built
+# without it), and link ScaLAPACK so that shim_real.c finds the real
+# routines.  The headers are listed so that a change to them rebuilds.
+RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
+                 shim/shim_process.c shim/shim_mpi.c shim/shim_sym.c \
+                 shim/shim_routines.c shim/shim_real.c \
+                 shim/shim_grid_registry.c
+RACE_HDRS := $(wildcard config/*.h shim/*.h test_apps/lib/cs_test.h)
+$(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (tsan)"
+	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g \
+	    -fsanitize=thread -o $@ $< $(RACE_LIB_SRCS) $(SCALAPACK_LIBS) \
+	    -ldl -lpthread
 
 -include $(TLIB_OBJS:.o=.d)
 

@@ -1,17 +1,34 @@
 /*
  * test_apps/scalapack/report_shapes.c - calls whose processes sit outside
- * one operand's grid, both ways, for the report's shape table.
+ * one operand's grid, for the report's shape table, on any number of
+ * ranks P >= 1 with the same call shapes whatever P.
  *
- * On 2 ranks: X (n x n) on a 1 x 2 grid of all ranks in NB x NB blocks,
- * and Y on a 1 x 1 grid of rank 0 in 1 x 1 blocks (as NWChem's pdsyntrd
- * gathers a matrix onto one process).  Rank 1 is outside Y's grid and
- * passes Y's descriptor with CTXT -1 and the other entries as DESCINIT
- * would set them.  The program calls pdgemr2d_ X -> Y, then Y -> X,
- * --reps times each, and checks the round trip (X comes back unchanged);
- * rank 0 prints "calls N" (per rank) and the sentinel.  Plain ScaLAPACK: it
- * never includes the shim.
+ * Every matrix lives on a 1 x 1 grid g[k] of rank k (Cblacs_gridmap), so
+ * the shapes (m, n, blocks, grids "1x1") do not depend on P; which rank
+ * knows which operand does (as NWChem's pdsyntrd gathers a matrix onto one
+ * process).  The global context is a 1 x P grid of all ranks.  --reps R
+ * times each, all ranks calling pdgemr2d_:
  *
- * usage: report_shapes [--n N] [--reps R]
+ *   S1 (n x n, 16 x 16 blocks -> 1 x 1 blocks)
+ *     g[P-1] -> g[P-1]     rank P-1 knows both operands' blocks
+ *     g[0]   -> g[1 % P]   rank 0 knows only A's, rank 1 only B's
+ *   S2 (n x n2, 1 x 1 blocks -> 16 x 16 blocks), the other way round
+ *     (n2 = n - 7 unless --n2 says otherwise)
+ *     g[P-1] -> g[P-1]
+ *     g[1 % P] -> g[0]     rank 1 knows only A's, rank 0 only B's
+ *
+ * On 1 rank every call is seen whole; on 3 and 4 ranks the ranks that
+ * know one operand each are reduced first in MPI's tree (binomial: 1 into
+ * 0), the one that knows both joins later.  The report must show the same
+ * two shapes for every P, with P times the calls of one rank.  A process
+ * outside a grid passes that matrix's descriptor with CTXT -1 and the
+ * other entries as DESCINIT would set them.  The target's owner checks
+ * every element after each call; rank 0 prints "calls N" (per rank) and
+ * the sentinel.  Plain ScaLAPACK: it never includes the shim.  With
+ * --n2 N the two shapes have the same m and n, so a rank outside both
+ * grids of a call cannot tell which shape it saw.
+ *
+ * usage: report_shapes [--n N] [--n2 N2] [--reps R]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,59 +37,84 @@
 
 #include "cs_blacs.h"
 
-enum { NB = 16 };
+enum { NB = 16, MAXP = 64 };
+
+static double value(int i, int j, int salt)
+{
+    return (double)(salt * 1000003 + i * 1009 + j) + 0.25;
+}
+
+/*
+ * One pdgemr2d_ call of an m x n matrix from the grid of rank `from`
+ * (blocks bs) to the grid of rank `to` (blocks bd); ctx[k]: the context of
+ * g[k] on its member, -1 elsewhere.  Returns the number of wrong elements
+ * the target's owner found.
+ */
+static int call(int m, int n, int from, int bs, int to, int bd,
+                const int *ctx, int all, int me, int salt)
+{
+    int one = 1;
+    int desca[9] = {1, ctx[from], m, n, bs, bs, 0, 0, m};
+    int descb[9] = {1, ctx[to], m, n, bd, bd, 0, 0, m};
+    size_t na = me == from ? (size_t)m * (size_t)n : 1;
+    size_t nb = me == to ? (size_t)m * (size_t)n : 1;
+    double *a = calloc(na, sizeof(double)), *b = calloc(nb, sizeof(double));
+    if (!a || !b)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (me == from)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++)
+                a[i + (size_t)j * (size_t)m] = value(i, j, salt);
+    pdgemr2d_(&m, &n, a, &one, &one, desca, b, &one, &one, descb, &all);
+    int bad = 0;
+    if (me == to)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++)
+                bad += b[i + (size_t)j * (size_t)m] != value(i, j, salt);
+    free(a);
+    free(b);
+    return bad;
+}
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int n = 60, reps = 3, me, np;
+    int n = 60, n2 = -1, reps = 3, me, np;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--n"))
             n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--n2"))
+            n2 = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps"))
             reps = atoi(argv[i + 1]);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (np != 2 || n < 1 || reps < 1) {
+    if (n2 < 0)
+        n2 = n - 7;
+    if (np > MAXP || n < 8 || n2 < 1 || reps < 1) {
         if (me == 0)
-            fprintf(stderr, "report_shapes: 2 ranks, n >= 1, reps >= 1\n");
+            fprintf(stderr, "report_shapes: at most %d ranks, n >= 8, "
+                            "n2 >= 1, reps >= 1\n", MAXP);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int all, one, r, c, pr, pc;
+    int all, ctx[MAXP];
     Cblacs_get(0, 0, &all);
-    Cblacs_gridinit(&all, "R", 1, 2);
-    Cblacs_get(0, 0, &one);
-    Cblacs_gridinit(&one, "R", 1, 1); /* rank 0 only; -1 elsewhere */
-    Cblacs_gridinfo(all, &pr, &pc, &r, &c);
-
-    int nb = NB, zero = 0, two = 2;
-    int lc = numroc_(&n, &nb, &c, &zero, &two), ldx = n;
-    int descx[9] = {1, all, n, n, NB, NB, 0, 0, ldx};
-    int descy[9] = {1, me == 0 ? one : -1, n, n, 1, 1, 0, 0, n};
-    size_t nx = (size_t)ldx * (size_t)(lc > 0 ? lc : 1);
-    size_t ny = me == 0 ? (size_t)n * (size_t)n : 1;
-    double *x = malloc(nx * sizeof(double)), *x0 = malloc(nx * sizeof(double));
-    double *y = calloc(ny, sizeof(double));
-    if (!x || !x0 || !y)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    for (size_t k = 0; k < nx; k++)
-        x0[k] = x[k] = (double)(me * 100000 + (int)k) + 0.5;
-
-    int one_i = 1, bad = 0, calls = 0;
-    for (int k = 0; k < reps; k++) {
-        pdgemr2d_(&n, &n, x, &one_i, &one_i, descx, y, &one_i, &one_i, descy,
-                  &all);
-        calls++;
+    Cblacs_gridinit(&all, "R", 1, np);
+    for (int k = 0; k < np; k++) {
+        int map = k;
+        Cblacs_get(0, 0, &ctx[k]);
+        Cblacs_gridmap(&ctx[k], &map, 1, 1, 1); /* -1 outside */
     }
-    memset(x, 0, nx * sizeof(double));
+
+    int last = np - 1, second = 1 % np, bad = 0, calls = 0;
     for (int k = 0; k < reps; k++) {
-        pdgemr2d_(&n, &n, y, &one_i, &one_i, descy, x, &one_i, &one_i, descx,
-                  &all);
-        calls++;
+        bad += call(n, n, last, NB, last, 1, ctx, all, me, 4 * k);
+        bad += call(n, n, 0, NB, second, 1, ctx, all, me, 4 * k + 1);
+        bad += call(n, n2, last, 1, last, NB, ctx, all, me, 4 * k + 2);
+        bad += call(n, n2, second, 1, 0, NB, ctx, all, me, 4 * k + 3);
+        calls += 4;
     }
-    for (size_t k = 0; k < (size_t)ldx * (size_t)lc; k++)
-        bad += x[k] != x0[k];
     int bad_all = 0;
     MPI_Allreduce(&bad, &bad_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0) {
@@ -82,11 +124,7 @@ int main(int argc, char **argv)
         else
             printf("cs_test: OK\n");
     }
-    free(x);
-    free(x0);
-    free(y);
-    if (me == 0)
-        Cblacs_gridexit(one);
+    Cblacs_gridexit(ctx[me]);
     Cblacs_gridexit(all);
     MPI_Finalize();
     return bad_all != 0;

@@ -934,19 +934,21 @@ static void test_log(void)
     cs_log_warn("dropped warn");
     cs_log_write(CS_LOG_WARN, "dropped direct");
     cs_log_error("still errors");
+    cs_log_notice("notice %s", "at any level");
     cs_log_set_level(CS_LOG_DEBUG);
     cs_log_debug("dbg");
     cs_log_info("inf");
     cs_log_set_level(99);
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_DEBUG);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_DEBUG);
     cs_log_set_level(-5);
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_ERROR);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_ERROR);
     cs_log_set_level(CS_LOG_WARN);
     capture_end(out, sizeof(out));
     CS_TEST_ASSERT(strcmp(out, "costa-shim[-]: warning: hello 5\n"
                                "costa-shim[-]: warning: macro warn\n"
                                "costa-shim[3]: error: boom\n"
                                "costa-shim[3]: error: still errors\n"
+                               "costa-shim[3]: notice at any level\n"
                                "costa-shim[3]: debug: dbg\n"
                                "costa-shim[3]: info: inf\n") == 0);
 
@@ -970,6 +972,15 @@ static void test_log(void)
     close(fd);
     unlink(path);
     CS_TEST_ASSERT(strcmp(out, "abc\ndef\n\n") == 0);
+
+    /* Text goes out as it is, several lines at once. */
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    CS_TEST_ASSERT(fd >= 0);
+    cs_log_text(fd, "@ one\n@ two\nxyz", 12);
+    slurp_fd(fd, out, sizeof(out));
+    close(fd);
+    unlink(path);
+    CS_TEST_ASSERT(strcmp(out, "@ one\n@ two\n") == 0);
     cs_log_set_rank(-1);
 }
 
@@ -990,7 +1001,7 @@ static void test_global(void)
 
     g = cs_cfg_get();
     CS_TEST_ASSERT(g == cs_cfg_get());
-    CS_TEST_EQ(cs_log_threshold, CS_LOG_INFO);
+    CS_TEST_EQ(cs_log_level(), CS_LOG_INFO);
     CS_TEST_EQ(g->log_level, CS_LOG_INFO);
     CS_TEST_EQ(g->log_ranks_all, 1);
     CS_TEST_EQ(g->n_warnings, 1);

@@ -19,6 +19,9 @@
  *    orders, rank maps, first blocks, sources, sub-matrix offsets, element
  *    sizes) against a brute-force element walk; and a layout that differs
  *    from its target only by a rank permutation relabels to crossing 0.
+ * 5. The FNV-1a hashes (relabel/hash.c): cs_rl_hash_ints() keeps the
+ *    values it had before both widths shared one step, cs_rl_hash_str32()
+ *    gives the shape id docs/report-format.md shows.
  * Deterministic (fixed seed; argv[1] scales the number of cases).
  */
 #include <stdint.h>
@@ -666,6 +669,19 @@ static void test_volume_matrix(int scale)
     printf("volume matrix: %d layout pairs equal the element count\n", n);
 }
 
+static void test_hash(void)
+{
+    const int v[4] = {1, 2, 3, -1};
+    /* values of the 64-bit hash as main a17f5ef computed them */
+    CS_TEST_ASSERT(cs_rl_hash_ints(0, v, 4) == 13824646531565323969ULL);
+    CS_TEST_ASSERT(cs_rl_hash_ints(12345, v, 3) == 14994480024941292956ULL);
+    CS_TEST_ASSERT(cs_rl_hash_ints(0, v, 0) == 14695981039346656037ULL);
+    CS_TEST_ASSERT(cs_rl_hash_str32("") == 2166136261u);
+    CS_TEST_ASSERT(cs_rl_hash_str32("pdgemr2d_ 200 200 36 36 1x2R 128 128 "
+                                    "1x2R") == 3708883709u);
+    printf("hash: FNV-1a 64 and 32 bits as documented\n");
+}
+
 int main(int argc, char **argv)
 {
     int scale = argc > 1 ? atoi(argv[1]) : 1;
@@ -676,5 +692,6 @@ int main(int argc, char **argv)
     test_reference(scale);
     test_known();
     test_volume_matrix(scale);
+    test_hash();
     return cs_test_done();
 }

@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_text.c - the text report: mpiP-style '@---' sections
+ * shim/report/text.c - the text report: mpiP-style '@---' sections
  * (header, time per rank, per routine and path with the COV, fallback
  * reasons, top shapes, top callers; per rank and routine with
  * COSTA_SHIM_STATS=full), the same on rank 0's stderr and in the .txt
@@ -15,7 +15,7 @@
 #include "shim/shim.h"
 #include "shim/shim_memory_int.h"
 #include "shim/shim_real_int.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 #define CS_SHIM_REP_RULE_WIDTH 72

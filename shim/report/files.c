@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_files.c - where the report goes: the text summary to
+ * shim/report/files.c - where the report goes: the text summary to
  * rank 0's stderr (one buffer, written whole), the files under
  * COSTA_SHIM_STATS_DIR with names that never overwrite an earlier run's.
  * Every file is first written as <name>.partial and renamed when
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config/log.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 
 #define CS_SHIM_REP_MAX_K 100000
 
@@ -101,22 +101,6 @@ static int cs_shim_rep_exists(const char *path)
            (n > 0 && n < (int)sizeof(tmp) && access(tmp, F_OK) == 0);
 }
 
-/* Whole buffer to fd 2, resuming after short writes. */
-static void cs_shim_rep_to_stderr(const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(2, buf, len);
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            return;
-        }
-        buf += w;
-        len -= (size_t)w;
-    }
-}
-
 static const char *cs_shim_rep_dir(const cs_config_t *cfg)
 {
     return cfg->stats_dir[0] ? cfg->stats_dir : ".";
@@ -147,7 +131,7 @@ void cs_shim_rep_emit_all(const cs_shim_rep_t *rep)
     if (!text) {
         cs_log_warn("cannot build the text report: %s", strerror(ENOMEM));
     } else {
-        cs_shim_rep_to_stderr(text, summary_len);
+        cs_log_text(2, text, summary_len);
     }
     if (!(cfg->stats_format & (bit[0] | bit[1] | bit[2])) ||
         cs_shim_rep_mkdir_p(cs_shim_rep_dir(cfg)) != 0) {
@@ -194,7 +178,7 @@ void cs_shim_rep_emit_all(const cs_shim_rep_t *rep)
     free(text);
 }
 
-/* Local mode: this rank's CSV file (see shim_report_int.h). */
+/* Local mode: this rank's CSV file (see report_int.h). */
 void cs_shim_rep_emit_local(cs_shim_rep_t *rep, int rank)
 {
     cs_shim_rep_ident(rep);

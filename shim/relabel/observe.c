@@ -1,14 +1,14 @@
 /*
- * shim/shim_relabel_observe.c - what relabeling would save on each call
+ * shim/relabel/observe.c - what relabeling would save on each call
  * shape, and the position volumes of grid pairs the plan is computed from
- * (shim_relabel_int.h, docs/relabel.md).
+ * (shim/relabel/relabel_int.h, docs/relabel.md).
  *
  * Every rank computes the per-call numbers itself from the global layouts
  * (no communication; the solver runs with time budget 0, so every rank
  * gets the same permutation).  Only the keeper of a call (the lowest world
  * rank of its global context) keeps the position volumes of its grid pair;
  * the other ranks keep only the cache of (shape -> two numbers).  Memory
- * is bounded by the constants in shim_relabel_int.h.  The cache and the
+ * is bounded by the constants in relabel_int.h.  The cache and the
  * pairs are one registry, guarded by cs_rl_observe_lock.
  */
 #include <inttypes.h>
@@ -26,7 +26,7 @@
 #include "shim/shim_blacs_int.h"
 #include "shim/shim_grid_registry_int.h"
 #include "shim/shim_process_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 
@@ -337,7 +337,7 @@ static shape_t *shape_new(const shape_key_t *key, const cs_eng_layout_t *la,
         }
     }
     free(vol);
-    if (keeper && cs_log_threshold >= CS_LOG_INFO) {
+    if (keeper && cs_log_level() >= CS_LOG_INFO) {
         char ga[96], gb[96];
         grid_label(ga, sizeof(ga), key->sa, key->oa, la);
         grid_label(gb, sizeof(gb), key->sb, key->ob, lb);

@@ -1,25 +1,27 @@
 /*
- * shim/shim_report_int.h - what the files of the end-of-run report share
+ * shim/report/report_int.h - what the files of the end-of-run report share
  * (interface.md section 4, docs/report-format.md):
  *
- *   shim_report.c        COSTA_SHIM_STATS at MPI_Finalize or exit: this
- *                        rank's statistics, gathered to rank 0 over MPI
- *                        (collective) or kept (local)
- *   shim_report_merge.c  rows of all ranks merged into the report's tables
- *   shim_report_meta.c   what the header says about the run (command,
- *                        program, job, MPI, times), made printable
- *   shim_report_text.c   the text report (mpiP-style '@---' sections)
- *   shim_report_cols.c   the row values the CSV and JSON files share
- *   shim_report_csv.c    the CSV file
- *   shim_report_json.c   the JSON file
- *   shim_report_files.c  file names, <name>.partial and rename, stderr
+ *   gather.c   COSTA_SHIM_STATS at MPI_Finalize or exit: this rank's
+ *              statistics, gathered to rank 0 over MPI (collective) or
+ *              kept (local)
+ *   merge.c    rows of all ranks merged into the report's tables
+ *   meta.c     what the header says about the run (command, program,
+ *              job, MPI, times), made printable
+ *   text.c     the text report (mpiP-style '@---' sections)
+ *   cols.c     the row values the CSV and JSON files share
+ *   csv.c      the CSV file
+ *   json.c     the JSON file
+ *   files.c    file names, <name>.partial and rename, stderr
  *
- * Only shim_report.c calls MPI.  The writers take a finished cs_shim_rep_t
+ * A room of shim/ (house-style 2.1): only the shim includes this header,
+ * and only shim_init.c from outside the room (cs_shim_report_write).
+ * Only gather.c calls MPI.  The writers take a finished cs_shim_rep_t
  * and print it; none of them keeps state.  All of it runs once per process,
  * on one thread, inside MPI_Finalize (or atexit() in an inert process).
  */
-#ifndef CS_SHIM_SHIM_REPORT_INT_H
-#define CS_SHIM_SHIM_REPORT_INT_H
+#ifndef CS_SHIM_REPORT_REPORT_INT_H
+#define CS_SHIM_REPORT_REPORT_INT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -107,8 +109,9 @@ int cs_shim_rep_row_cmp(const void *a, const void *b);
  * fallback-type rows only), each sorted; a full table sets partial. */
 void cs_shim_rep_merge(cs_shim_rep_t *rep);
 
-/* Sort the shape and caller tables (longest time first) and set partial
- * when either dropped calls. */
+/* Fold the shape table's rows of unknown blocks into their shapes
+ * (cs_shim_shape_tab_fold), sort the shape and caller tables (longest
+ * time first) and set partial when either dropped calls. */
 void cs_shim_rep_sort_tables(cs_shim_rep_t *rep);
 
 /* ------------------------------------------------------------ meta */
@@ -166,4 +169,4 @@ void cs_shim_rep_emit_all(const cs_shim_rep_t *rep);
  * (p<pid> without a rank); fills rep's names (cs_shim_rep_ident). */
 void cs_shim_rep_emit_local(cs_shim_rep_t *rep, int rank);
 
-#endif /* CS_SHIM_SHIM_REPORT_INT_H */
+#endif /* CS_SHIM_REPORT_REPORT_INT_H */

@@ -1,16 +1,15 @@
 /*
- * shim/shim_report.c - the end-of-run report (interface.md section 4):
+ * shim/report/gather.c - the end-of-run report (interface.md section 4):
  * this rank's statistics, and in collective mode everyone's on rank 0.
  *
  * Runs once per process, from the MPI_COMM_SELF delete callback inside
  * MPI_Finalize, where MPI is still fully usable.  Collective mode: every
  * rank of MPI_COMM_WORLD sends its totals (MPI_Gather) and its statistics
  * rows (MPI_Gatherv) to rank 0, which merges rows of the same key
- * (shim_report_merge.c) and writes the text report (also to its stderr),
- * the CSV and the JSON file (shim_report_files.c).  The shape and caller
- * tables are merged by key on the way to rank 0 (one MPI_Reduce each with
- * a merging operator), so no rank ever holds more than two tables of each
- * kind.
+ * (merge.c) and writes the text report (also to its stderr), the CSV and
+ * the JSON file (files.c).  The shape and caller tables are merged by
+ * exact key on the way to rank 0 (one MPI_Reduce each with a merging
+ * operator), so no rank ever holds more than two tables of each kind.
  * Local mode (COSTA_SHIM_STATS=local, or the report was registered lazily
  * so not every rank takes part): no communication at all, every rank writes
  * its own CSV file, shape rows included.
@@ -31,7 +30,7 @@
 #include "shim/shim_memory_int.h"
 #include "shim/shim_mpi_int.h"
 #include "shim/shim_process_int.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 #include <mpi.h>

@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_json.c - the JSON file of the report (schema 1,
+ * shim/report/json.c - the JSON file of the report (schema 1,
  * docs/report-format.md): meta, the COSTA_SHIM_* environment, routines,
  * shapes, callers and ranks.  Strings are escaped and kept valid UTF-8;
  * JSON has no inf or nan, so those become null.  Prints a finished
@@ -14,7 +14,7 @@
 #include "shim/shim.h"
 #include "shim/shim_memory_int.h"
 #include "shim/shim_real_int.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 /* A JSON string: quotes, backslashes and control characters escaped,

@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_meta.c - what the report says about the run: command
+ * shim/report/meta.c - what the report says about the run: command
  * line, program and job id (made safe for file names), MPI library and
  * thread level, start and stop times, threads per rank; and the UTF-8
  * checks that keep every text the report copies printable.  Reads /proc
@@ -17,7 +17,7 @@
 #include <omp.h>
 #endif
 
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 
 #include <mpi.h>
 

@@ -1,8 +1,8 @@
 /*
- * shim/shim_relabel_apply.c - COSTA_SHIM_RELABEL=apply: the plan in use
+ * shim/relabel/apply.c - COSTA_SHIM_RELABEL=apply: the plan in use
  * (read on first use with cs_rl_plan_parse), matching each grid creation
  * to its entry, and ignoring the plan, with one warning per run, once it
- * does not fit the run (shim_relabel_int.h, docs/relabel.md).
+ * does not fit the run (shim/relabel/relabel_int.h, docs/relabel.md).
  *
  * The plan in use is one registry, guarded by cs_rl_plan_lock; MPI only
  * at MPI_Finalize (cs_shim_relabel_apply_finalize).
@@ -19,7 +19,7 @@
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
 #include "shim/shim_process_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 

@@ -1,9 +1,9 @@
 /*
- * shim/shim_relabel_gather.c - the relabeling plan's problem at
+ * shim/relabel/gather.c - the relabeling plan's problem at
  * MPI_Finalize: the grids and pair volumes rank 0 plans from, its own
  * (scope rank0) or gathered from every rank (scope world; two gathers:
  * sizes, then the accepted words).  What rank 0 accepts is bounded by
- * CS_SHIM_RELABEL_MAX_BYTES, however many ranks send (shim_relabel_int.h).
+ * CS_SHIM_RELABEL_MAX_BYTES, however many ranks send (relabel_int.h).
  * No state of its own.
  */
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 
@@ -31,9 +31,14 @@ static int problem_local(const cs_shim_relabel_seen_t *seen,
         return -1;
     }
     for (int i = 0; i < ng; i++) {
-        const cs_shim_grid_t *r = cs_shim_grids_get(i);
-        if (cs_rl_problem_add_grid(pb, r->stamp, r->owner, r->p, r->q,
-                                   r->order, r->map, NULL) != CS_RL_OK) {
+        cs_shim_grid_t r;
+        if (cs_shim_grids_get(i, &r) != 0) {
+            return -1;
+        }
+        cs_rl_status_t st = cs_rl_problem_add_grid(pb, r.stamp, r.owner, r.p,
+                                                   r.q, r.order, r.map, NULL);
+        cs_shim_grid_free(&r);
+        if (st != CS_RL_OK) {
             return -1;
         }
     }
@@ -56,16 +61,52 @@ static int problem_local(const cs_shim_relabel_seen_t *seen,
 enum { H_CALLS, H_CROSS, H_FLAGS, H_WGRIDS, H_WPAIRS, H_N };
 enum { FL_INCOMPLETE = 1, FL_SATURATED = 2 };
 
+static void grids_free(cs_shim_grid_t *gs, int n)
+{
+    for (int i = 0; gs && i < n; i++) {
+        cs_shim_grid_free(&gs[i]);
+    }
+    free(gs);
+}
+
+/* Copies of the recorded grids this process owns and is a member of, in
+ * *gs_p (free them with grids_free); their number, or -1 (nothing to
+ * free) when memory ran out. */
+static int own_grids(int me, cs_shim_grid_t **gs_p)
+{
+    int ng = cs_shim_grids_count(), n = 0;
+    cs_shim_grid_t *gs = calloc((size_t)(ng > 0 ? ng : 1), sizeof(*gs));
+    *gs_p = NULL;
+    if (!gs) {
+        return -1;
+    }
+    for (int i = 0; i < ng; i++) {
+        if (cs_shim_grids_get(i, &gs[n]) != 0) {
+            grids_free(gs, n);
+            return -1;
+        }
+        if (gs[n].member && gs[n].owner == me) {
+            n++;
+        } else {
+            cs_shim_grid_free(&gs[n]);
+        }
+    }
+    *gs_p = gs;
+    return n;
+}
+
 static int64_t *pack(const cs_shim_relabel_seen_t *seen, int me,
                      int64_t *wg_p, int64_t *wp_p)
 {
     int64_t wg = 0, wp = 0;
-    int ng = cs_shim_grids_count();
+    cs_shim_grid_t *gs;
+    int ng = own_grids(me, &gs);
+    if (ng < 0) {
+        *wg_p = *wp_p = 0;
+        return NULL;
+    }
     for (int i = 0; i < ng; i++) {
-        const cs_shim_grid_t *r = cs_shim_grids_get(i);
-        if (r->member && r->owner == me) {
-            wg += 4 + (int64_t)r->p * r->q;
-        }
+        wg += 4 + (int64_t)gs[i].p * gs[i].q;
     }
     for (int k = 0; k < seen->npairs; k++) {
         wp += 7 + (int64_t)seen->pairs[k].pa * seen->pairs[k].pb;
@@ -73,15 +114,13 @@ static int64_t *pack(const cs_shim_relabel_seen_t *seen, int me,
     int64_t *b = malloc((size_t)(wg + wp > 0 ? wg + wp : 1) *
                         sizeof(int64_t));
     if (!b) {
+        grids_free(gs, ng);
         *wg_p = *wp_p = 0;
         return NULL;
     }
     int64_t o = 0;
     for (int i = 0; i < ng; i++) {
-        const cs_shim_grid_t *r = cs_shim_grids_get(i);
-        if (!r->member || r->owner != me) {
-            continue;
-        }
+        const cs_shim_grid_t *r = &gs[i];
         b[o++] = r->stamp;
         b[o++] = r->p;
         b[o++] = r->q;
@@ -90,6 +129,7 @@ static int64_t *pack(const cs_shim_relabel_seen_t *seen, int me,
             b[o++] = r->map[j];
         }
     }
+    grids_free(gs, ng);
     for (int k = 0; k < seen->npairs; k++) {
         const cs_rl_pair_t *p = &seen->pairs[k];
         int64_t h[7] = {p->sa, p->oa, p->sb, p->ob, p->pa, p->pb, p->calls};

@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_cols.c - the values of a statistics row that the CSV
+ * shim/report/cols.c - the values of a statistics row that the CSV
  * and JSON files both print: the counter and timer columns, generated
  * from the X-macro lists of shim_stats_int.h so the CSV, the JSON and the
  * trace cannot drift apart, and a shape row's path and reason.  No MPI,
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "shim/shim.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 /* The counter and timer columns of a row, generated from the X-macro lists

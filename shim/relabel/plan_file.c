@@ -1,10 +1,10 @@
 /*
- * shim/shim_relabel.c - COSTA_SHIM_RELABEL at MPI_Finalize: in report mode
- * the relabeling plan (its problem gathered by shim_relabel_gather.c,
- * computed and formatted by relabel/) written to COSTA_SHIM_RELABEL_PLAN
- * through a temporary file and a rename, with one line on rank 0's
- * stderr; in apply mode the last checks of the plan in use; then every
- * part of the module freed (shim_relabel_int.h, docs/relabel.md).
+ * shim/relabel/plan_file.c - COSTA_SHIM_RELABEL at MPI_Finalize: in report
+ * mode the relabeling plan (its problem gathered by gather.c, computed and
+ * formatted by relabel/) written to COSTA_SHIM_RELABEL_PLAN through a
+ * temporary file and a rename, with one line on rank 0's stderr; in apply
+ * mode the last checks of the plan in use; then every part of the module
+ * freed (relabel_int.h, docs/relabel.md).
  * No state of its own.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "config/log.h"
 #include "relabel/relabel.h"
 #include "shim/shim_grid_registry_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 
 #include <mpi.h>
 
@@ -63,7 +63,7 @@ static void plan_write(const cs_config_t *cfg, cs_rl_problem_t *pb,
     }
     int complete = !pb->incomplete && !pb->saturated;
     int ng = pb->ng;
-    char line[CS_CFG_PATH_LEN + 640], nodes[128] = "";
+    char nodes[128] = "";
     if (pb->node) {
         snprintf(nodes, sizeof(nodes),
                  ", crossing %d nodes %" PRId64 " -> %" PRId64
@@ -74,16 +74,14 @@ static void plan_write(const cs_config_t *cfg, cs_rl_problem_t *pb,
     double pct = pb->cross_total > 0 ? 100.0 * (double)plan->saved /
                                            (double)pb->cross_total
                                      : 0.0;
-    snprintf(line, sizeof(line),
-             "costa-shim[0]: relabel: plan written to %s: %d grid%s, %d "
-             "relabeled; bytes crossing processes in the observed "
-             "redistributions %" PRId64 " -> %" PRId64 " (-%.1f%%)%s%s%s",
-             cfg->relabel_plan, ng, ng == 1 ? "" : "s", plan->relabeled,
-             pb->cross_total, plan->planned_bytes, pct, nodes,
-             complete ? "" : " (incomplete: see docs/relabel.md)",
-             pb->world ? "" : " (rank 0's view only: MPI_Init did not go "
-                              "through the shim)");
-    cs_log_line(2, line);
+    cs_log_notice("relabel: plan written to %s: %d grid%s, %d relabeled; "
+                  "bytes crossing processes in the observed redistributions "
+                  "%" PRId64 " -> %" PRId64 " (-%.1f%%)%s%s%s",
+                  cfg->relabel_plan, ng, ng == 1 ? "" : "s",
+                  plan->relabeled, pb->cross_total, plan->planned_bytes, pct,
+                  nodes, complete ? "" : " (incomplete: see docs/relabel.md)",
+                  pb->world ? "" : " (rank 0's view only: MPI_Init did not "
+                                   "go through the shim)");
 }
 
 /* Rank 0, report mode: compute the plan of the ordered problem and write

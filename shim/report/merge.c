@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_merge.c - the report's tables from the rows of all
+ * shim/report/merge.c - the report's tables from the rows of all
  * ranks: one row per full key, one per (routine as called, path) with the
  * spread of its time over the ranks (the COV), one per fallback reason;
  * and the shape and caller tables in report order.  Fixed-size tables: a
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "shim/shim.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 static int cs_shim_rep_key_cmp(const cs_shim_row_t *a, const cs_shim_row_t *b,
@@ -169,6 +169,7 @@ static int cs_shim_rep_caller_cmp(const void *a, const void *b)
 void cs_shim_rep_sort_tables(cs_shim_rep_t *rep)
 {
     if (rep->shapes) {
+        cs_shim_shape_tab_fold(rep->shapes);
         qsort(rep->shapes->e, (size_t)rep->shapes->n,
               sizeof(rep->shapes->e[0]), cs_shim_rep_shape_cmp);
         rep->partial |= rep->shapes->dropped > 0;

@@ -1,5 +1,5 @@
 /*
- * shim/shim_report_csv.c - the CSV file of the report: one row per
+ * shim/report/csv.c - the CSV file of the report: one row per
  * statistics row (merged over all ranks as rank -1, then each rank's)
  * and per call shape, columns as docs/report-format.md lists them.
  * Prints a finished report; no MPI, no state.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "shim/shim.h"
-#include "shim/shim_report_int.h"
+#include "shim/report/report_int.h"
 #include "shim/shim_stats_int.h"
 
 static void cs_shim_rep_csv_row(FILE *f, int rank, const cs_shim_row_t *r)
