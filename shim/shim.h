@@ -10,8 +10,9 @@
  * the library; exported symbols are marked CS_EXPORT and listed in
  * shim/exports.map.  Each file's own functions are declared in its
  * <file>_int.h (shim_call_int.h for the call and its families,
- * shim_report_int.h for the report's files, shim_relabel_int.h for the
- * relabeling's).
+ * shim_decide_int.h for the decision sequence they share,
+ * report/report_int.h for the report's files, relabel/relabel_int.h for
+ * the relabeling's).
  */
 #ifndef CS_SHIM_SHIM_H
 #define CS_SHIM_SHIM_H

@@ -239,7 +239,7 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
                             .relabel_net = -1,
                             .relabel_net_plain = -1,
                             .relabel_net_node = -1};
-    if (cfg->disable || !cs_shim_enabled) {
+    if (cfg->disable || !cs_shim_is_enabled()) {
         cs_shim_call_real(g);
         return;
     }

@@ -32,7 +32,7 @@
 #include "shim/shim_process_int.h"
 #include "shim/shim_real_int.h"
 #include "shim/shim_redist_int.h"
-#include "shim/shim_relabel_int.h"
+#include "shim/relabel/relabel_int.h"
 #include "shim/shim_trace_int.h"
 
 #include <mpi.h>

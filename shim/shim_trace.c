@@ -168,7 +168,7 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
                            rec->vol.threads > 0 ? rec->vol.threads : 1);
     }
     if (tr->table) {
-        app(line, len, &pos, " table:%s", tr->table);
+        cs_shim_str_append(line, len, &pos, " table:%s", tr->table);
     }
     if (tr->verified) {
         cs_shim_str_append(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);
