@@ -248,6 +248,7 @@ void cs_shim_report_write(int collective)
     my.verify_calls = tot.verify_calls;
     my.verify_maxdiff = tot.verify_maxdiff;
     my.mem_peak = cs_shim_mem_peak();
+    my.mem_cap = cs_shim_mem_cap();
     cs_shim_stats_shapes(&cs_shim_rep_shapes_mine);
     cs_shim_stats_callers(&cs_shim_rep_callers_mine);
 

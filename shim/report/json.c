@@ -236,10 +236,15 @@ void cs_shim_rep_write_json(FILE *f, const void *arg)
                 "%s{\"rank\": %d, \"app_time_s\": %.9g, "
                 "\"shim_time_s\": %.9g, \"wait_time_s\": %.9g, "
                 "\"calls\": %" PRId64 ", \"fallbacks\": %" PRId64
-                ", \"partial\": %s",
+                ", \"partial\": %s, \"mem_peak_bytes\": %" PRId64,
                 r ? ",\n    " : "\n    ", rep->rank0 + r, k->app_time,
                 k->t_shim, k->t_wait, k->calls, k->fallbacks,
-                k->partial ? "true" : "false");
+                k->partial ? "true" : "false", k->mem_peak);
+        if (k->mem_cap >= 0) {
+            fprintf(f, ", \"mem_cap_bytes\": %" PRId64, k->mem_cap);
+        } else {
+            fputs(", \"mem_cap_bytes\": null", f);
+        }
         if (full) {
             fputs(", \"routines\": [", f);
             for (int j = rep->first[r]; j < rep->first[r + 1]; j++) {

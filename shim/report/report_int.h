@@ -49,6 +49,7 @@ typedef struct {
     int64_t verify_calls;
     double verify_maxdiff;
     int64_t mem_peak;   /* the most the shim held (cs_shim_mem_peak) */
+    int64_t mem_cap;    /* this rank's COSTA_SHIM_MAX_MEMORY, -1 none */
 } cs_shim_rep_rank_t;
 
 /* A row of "Per routine and path": reasons folded in, plus the spread of

@@ -20,11 +20,15 @@
 #      (Before, a failure here hung the job or stopped it: shim_blacs.c
 #      returned before its MPI_Allgather, engine/shm.c freed the window
 #      on one rank, the table's allocation and VERIFY's copy were fatal.)
-#   2. Uneven caps with the shared buffer eager: uneven_cap on 2 ranks,
-#      rank 1 under COSTA_SHIM_MAX_MEMORY=5M (its engine calls fit, the
-#      buffer too would not), rank 0 without: exit 0, every element right,
-#      every call on the engine.  (Before, rank 0's wish grew the buffer on
-#      rank 1 too, above its cap, and the next cached p?gemr2d stopped the
+#   2. Uneven caps with the shared buffer eager: uneven_cap on 2 ranks
+#      (pdtrmr2d_ 700 x 700 twice, pdtran_ 800 x 800, pdtrmr2d_ twice),
+#      rank 1 under COSTA_SHIM_MAX_MEMORY=3M (its engine calls fit: 2.6 MB
+#      of workspace at most; the 1.4 MiB buffer on top would not), rank 0
+#      without: exit 0, every element right, every call on the engine, and
+#      what the shim held on rank 1 (the JSON's ranks[1].mem_peak_bytes)
+#      never above its cap.  (Before, rank 0's wish grew the buffer on rank
+#      1 too: it held 4 MB under its 3 MB cap and sent its next calls to
+#      ScaLAPACK; a cached call with nothing to reserve then stopped the
 #      job: "the engine could not prepare a call it had prepared before".)
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
 # PYTHON.
@@ -124,17 +128,26 @@ common=(COSTA_SHIM_SHM=eager COSTA_SHIM_STATS=summary
         COSTA_SHIM_STATS_DIR="$d/stats" COSTA_SHIM_LOG_LEVEL=info)
 rc=0
 timeout -k 5 120 "$MPIEXEC" -n 1 env LD_PRELOAD="$CS_PRELOAD" "${common[@]}" \
-    "$sca/uneven_cap" --n 1000 : -n 1 env LD_PRELOAD="$CS_PRELOAD" \
-    "${common[@]}" COSTA_SHIM_MAX_MEMORY=5M "$sca/uneven_cap" --n 1000 \
-    > "$d/out" 2> "$d/err" || rc=$?
+    "$sca/uneven_cap" --n 800 --nr 700 : -n 1 env LD_PRELOAD="$CS_PRELOAD" \
+    "${common[@]}" COSTA_SHIM_MAX_MEMORY=3M "$sca/uneven_cap" --n 800 \
+    --nr 700 > "$d/out" 2> "$d/err" || rc=$?
 calls=$(awk '$1 == "calls" { print $2 }' "$d/out")
+held=$("$PYTHON" - "$d/stats" <<'EOF'
+import glob, json, os, sys
+rep = json.load(open(glob.glob(os.path.join(sys.argv[1], "*.json"))[0]))
+r1 = [k for k in rep["ranks"] if k["rank"] == 1][0]
+print(r1["mem_peak_bytes"], r1["mem_cap_bytes"])
+EOF
+)
+read -r peak cap <<< "$held"
 if [ "$rc" -eq 0 ] && grep -qx 'cs_test: OK' "$d/out" &&
+   [ "$cap" = 3145728 ] && [ "${peak:-99999999}" -le "$cap" ] &&
    "$PYTHON" "$CS_TOP/test_apps/lib/check_stats.py" "$d/stats" \
        --expect-engine-calls "${calls:-0}" --no-fallback > "$d/stats.txt" 2>&1
 then
-    cs_report ok "uneven caps (rank 1 5M), shared buffer eager: exit 0, C right, $calls calls on the engine"
+    cs_report ok "uneven caps (rank 1 3M), shared buffer eager: exit 0, C right, $calls calls on the engine, rank 1 held at most $peak bytes"
 else
-    cs_report FAIL "uneven caps (rank 1 5M), shared buffer eager: exit $rc"
+    cs_report FAIL "uneven caps (rank 1 3M), shared buffer eager: exit $rc, rank 1 held [$held] (peak, cap)"
     tail -n 4 "$d/err" "$d/stats.txt" | sed 's/^/      | /'
 fi
 

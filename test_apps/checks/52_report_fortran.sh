@@ -6,7 +6,8 @@
 #
 # Checks that exactly one .txt, .csv and .json report is written (no
 # .partial left); the JSON's engine calls of the p?gemr2d_ routines equal
-# the program's own "calls" lines; shapes[] and callers[] are not empty
+# the program's own "calls" lines less its "calls_no_work" (M or N = 0),
+# which are the none calls; shapes[] and callers[] are not empty
 # and account for every non-nested call; no shape with m, n > 0 lacks a
 # block size (a process outside a 1x1 grid does not read that descriptor;
 # its row must be folded into the row of the process inside); the text
@@ -45,12 +46,17 @@ if [len(by_ext[e]) for e in ("txt", "csv", "json", "partial")] != [1, 1, 1, 0]:
     sys.exit("  report files: %s" % files)
 print("  report files: %s" % ", ".join(files))
 rep = json.load(open(os.path.join(d, by_ext["json"][0])))
-want = sum(int(l.split()[2]) for l in open(os.path.join(out, "stdout.txt"))
-           if re.match(r"^calls \d+ \d+$", l))
-engine = sum(r["calls"] for r in rep["routines"] if r["path"] == "engine"
-             and re.match(r"^p[sdczi]gemr2d_$", r["routine"]))
-if engine != want or want == 0:
-    errors.append("JSON engine calls %d, program made %d" % (engine, want))
+def lines(key):
+    return sum(int(l.split()[2]) for l in open(os.path.join(out, "stdout.txt"))
+               if re.match(r"^%s \d+ \d+$" % key, l))
+want, nowork = lines("calls"), lines("calls_no_work")
+def calls(path):
+    return sum(r["calls"] for r in rep["routines"] if r["path"] == path
+               and re.match(r"^p[sdczi]gemr2d_$", r["routine"]))
+engine, none = calls("engine"), calls("none")
+if engine != want - nowork or none != nowork or want == 0:
+    errors.append("JSON engine calls %d and none %d, program made %d of "
+                  "which %d with M or N = 0" % (engine, none, want, nowork))
 own = sum(r["calls"] for r in rep["routines"] if r["path"] != "nested")
 shapes, callers = rep["shapes"], rep["callers"]
 if not shapes or sum(s["calls"] for s in shapes) != own:
