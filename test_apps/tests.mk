@@ -1,6 +1,8 @@
 # test_apps/tests.mk - included by the Makefile.  Test programs are found by
 # wildcard, so adding a test means adding a file, not editing this list:
 #   test_apps/unit/*.c       no MPI; linked with engine/, relabel/, config/
+#   test_apps/unit/NAME/*.c  more source files of unit test NAME (a test of
+#                            several files), linked into it
 #   test_apps/mpi/*.c        MPI engine tests; same objects, plus MPI
 #   test_apps/scalapack/*.c  plain ScaLAPACK C programs (never the shim)
 #   test_apps/scalapack/*.f90  plain ScaLAPACK Fortran programs
@@ -15,6 +17,7 @@
 MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
 
 UNIT_SRCS := $(wildcard test_apps/unit/*.c)
+UNIT_PARTS := $(wildcard test_apps/unit/*/*.c)
 MPI_SRCS  := $(wildcard test_apps/mpi/*.c)
 PLUG_SRCS := $(wildcard test_apps/scalapack/*_plugin.c)
 SCA_SRCS  := $(filter-out $(PLUG_SRCS),$(wildcard test_apps/scalapack/*.c))
@@ -44,11 +47,16 @@ $(T)/lib/%.o: test_apps/lib/%.c
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
+# $(filter %.c,$^): the test's own file first, then its parts (below).
 $(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ $< $(MOD_OBJS) \
-	    $(TLIB_OBJS) -lm -lpthread
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ \
+	    $(filter %.c,$^) $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+
+# test_apps/unit/NAME/X.c is a prerequisite (and so a source) of unit NAME.
+$(foreach p,$(UNIT_PARTS),$(eval \
+    $(T)/unit/$(notdir $(patsubst %/,%,$(dir $(p)))): $(p)))
 
 $(T)/mpi/%: test_apps/mpi/%.c $(MOD_OBJS) $(TLIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -88,6 +88,10 @@ run_it() {
 # is compared with run times masked and the costa-shim lines dropped
 same_files() {
     local a=$1 b=$2 f
+    for f in $(cd "$b" && find . -type f ! -path './stats/*' \
+                   ! -name '*.cmp' | sort); do
+        [ -e "$a/$f" ] || echo "${f#./} written only with the shim;"
+    done
     for f in $(cd "$a" && find . -type f ! -path './stats/*' | sort); do
         case "$f" in
             ./err)

@@ -78,7 +78,7 @@ run_pair() {
     if [ ! -s "$dir/native.digests" ] ||
        ! cmp -s "$dir/native.digests" "$dir/shim.digests"; then
         local nd
-        nd=$(diff "$dir/native.digests" "$dir/shim.digests" | grep -c '^<')
+        nd=$(diff "$dir/native.digests" "$dir/shim.digests" | grep -c '^[<>]')
         bad+=("digests differ ($nd lines)")
     fi
     grep '^calls' "$dir/native.out" > "$dir/native.calls" || true

@@ -4,6 +4,9 @@
  * Every test binary exits non-zero on failure and prints the sentinel line
  * "cs_test: OK" last on success; the runners check both (BLIS style).
  * A failing assertion prints file, line and the expression and exits 1.
+ * The count of soft checks that failed is one for the whole program
+ * (defined in cs_test.c, which every test program links), so that
+ * cs_test_done() in main() sees the failures of every source file.
  */
 #ifndef CS_TEST_H
 #define CS_TEST_H
@@ -13,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int cs_test_failures;
+extern int cs_test_failures;
 
 #define CS_TEST_ASSERT(cond)                                                  \
     do {                                                                      \
