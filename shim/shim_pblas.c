@@ -1,6 +1,7 @@
 /*
  * shim/shim_pblas.c - serving the PBLAS transpose-add family: p?tran,
- * p?tranu, p?tranc, p?geadd and p?tradd (scalapack-semantics.md section 3).
+ * p?tranu, p?tranc, p?geadd and p?tradd (docs/design.md, "The transpose
+ * family").
  *
  * sub(C) := beta * sub(C) + alpha * op(sub(A)), A and C on the same
  * context.  Every process of the context is in the grid, so the rank of
@@ -8,9 +9,10 @@
  * has to be exchanged.  Arguments are checked here as PBLAS checks them;
  * any call PBLAS would reject goes to the real routine, so the user gets
  * PBLAS's own INFO, message and PB_Cabort path (including a PB_Cabort the
- * program supplies).  The decision is agreed with one MPI_Allreduce, which
- * also finds out whether every process passes the same arguments
- * (shim_pblas_agree.c): where they do not, the call stops with a message.
+ * program supplies).  The decision is the sequence of shim_decide_int.h:
+ * one agreement, whose identity (the digests of the arguments every
+ * process must pass alike, shim_pblas_agree.c) also finds out whether the
+ * processes agree: where they do not, the call stops with a message.
  */
 #include <ctype.h>
 #include <stdio.h>

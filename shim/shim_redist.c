@@ -3,14 +3,15 @@
  * layouts, the collective engine-or-fallback decision, and the call of the
  * engine.
  *
- * The decision follows scalapack-semantics.md section 5: every process of
+ * The decision (docs/design.md, "A call, step by step"): every process of
  * the global context reports its own view (membership and coordinates in A
  * and B, A's and B's parameters, local problems) on the context's private
- * communicator (shim_redist_table.c: one small MPI_Allreduce, then a
- * gather of two positions per process unless every rank holds that same
- * table from an earlier call), and every process then evaluates the same
- * deterministic rules on the same table, so all take the same path before
- * anything is sent.  Input ScaLAPACK rejects goes to the real routine
+ * communicator (shim_redist_table.c: its shared part rides in the call's
+ * first agreement, then a gather of two positions per process unless
+ * every rank holds that same table from an earlier call), and every
+ * process then evaluates the same deterministic rules on the same table,
+ * prepares its plan and agrees once more (shim_decide_int.h), so all take
+ * the same path before anything is sent.  Input ScaLAPACK rejects goes to the real routine
  * (the user sees ScaLAPACK's own message); input on which ScaLAPACK would
  * crash or corrupt memory stops with a costa-shim message instead.
  */
@@ -357,7 +358,7 @@ static void grid_str(const int *tab, const grid_t *gr, char *buf, size_t len)
 }
 
 /*
- * p?trmr2d's trapezoid (scalapack-semantics.md 2.7, ScaLAPACK's rule, not
+ * p?trmr2d's trapezoid (ScaLAPACK's own rule, as its TRMR2D writes it, not
  * LAPACK's): with (i, j) 0-based in the m x n sub-matrix, UPLO 'U' copies
  * i <= j + max(0, m - n) - unit, anything else i >= j - max(0, n - m) +
  * unit; unit means "skip the diagonal": for 'U' every DIAG but 'N'/'n',

@@ -1,11 +1,12 @@
 /*
  * shim/shim_trace.c - the per-call trace line.
  *
- * Grammar (interface.md section 3): "COSTA_SHIM r:<rank> seq:<n> <routine
- * as called> <arguments> gridA:.. gridB:.. path:.. [reason:..] t:<ms>ms
- * wait:<ms>ms (of t, waiting for the other ranks to arrive)
- * [send:<MB>MB recv:<MB>MB self:<MB>MB msgs:<sent>/<recv>]
- * [relabel_gain:<pct>%] [thr:<n>] [maxdiff:<x.xe+yy>] caller:<where>".
+ * Grammar (docs/report-format.md section 6): "COSTA_SHIM r:<rank>
+ * seq:<n> <routine as called> <arguments> gridA:.. gridB:.. path:..
+ * [reason:..] t:<ms>ms wait:<ms>ms (of t, waiting for the other ranks to
+ * arrive) [send:<MB>MB recv:<MB>MB self:<MB>MB msgs:<sent>/<recv>]
+ * [relabel_gain:<pct>%] [thr:<n>] [table:cached|gathered]
+ * [maxdiff:<x.xe+yy>] caller:<where>".
  * Times in ms, sizes in MB (1e6 bytes), no '=' and no spaces inside
  * values.
  */

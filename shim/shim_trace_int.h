@@ -1,6 +1,6 @@
 /*
  * shim/shim_trace_int.h - the per-call line of COSTA_SHIM_VERBOSE
- * (interface.md section 3): arguments first, in ScaLAPACK order, then
+ * (docs/report-format.md section 6): arguments first, in ScaLAPACK order, then
  * key:value results, composed in full and written with one write().
  */
 #ifndef CS_SHIM_SHIM_TRACE_INT_H

@@ -1,6 +1,6 @@
 /*
  * shim/relabel/relabel_int.h - process relabeling inside the shim
- * (COSTA_SHIM_RELABEL, docs/relabel.md, interface.md rule 10b).
+ * (COSTA_SHIM_RELABEL, docs/relabel.md).
  *
  * p?gemr2d fixes where every element must end up, so a single call cannot
  * be relabeled.  What the shim can do:

@@ -37,7 +37,7 @@ static const cs_shim_rep_col_t cs_shim_rep_cols[] = {
     ((int)(sizeof(cs_shim_rep_cols) / sizeof(cs_shim_rep_cols[0])))
 
 /*
- * Output order of the columns (interface.md): calls first, then the
+ * Output order of the columns (docs/report-format.md section 3): calls first, then the
  * timers, then the other counters.  Returns the pass in which column c is
  * printed.
  */

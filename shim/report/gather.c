@@ -1,5 +1,5 @@
 /*
- * shim/report/gather.c - the end-of-run report (interface.md section 4):
+ * shim/report/gather.c - the end-of-run report (docs/report-format.md):
  * this rank's statistics, and in collective mode everyone's on rank 0.
  *
  * Runs once per process, from the MPI_COMM_SELF delete callback inside

@@ -1,6 +1,6 @@
 /*
  * shim/report/report_int.h - what the files of the end-of-run report share
- * (interface.md section 4, docs/report-format.md):
+ * (docs/report-format.md):
  *
  *   gather.c   COSTA_SHIM_STATS at MPI_Finalize or exit: this rank's
  *              statistics, gathered to rank 0 over MPI (collective) or
@@ -142,7 +142,7 @@ void cs_shim_rep_text_summary(FILE *f, const cs_shim_rep_t *rep);
 void cs_shim_rep_text_per_rank(FILE *f, const cs_shim_rep_t *rep);
 
 /*
- * The counter and timer columns of a row in output order (interface.md:
+ * The counter and timer columns of a row in output order (docs/report-format.md section 3:
  * calls, the timers, the other counters): r == NULL prints the CSV
  * header's names (",calls,..."); json == 0 the CSV values (",12,...");
  * json == 1 JSON members (", \"calls\": 12, ...", null for inf and nan).

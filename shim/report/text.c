@@ -3,7 +3,7 @@
  * (header, time per rank, per routine and path with the COV, fallback
  * reasons, top shapes, top callers; per rank and routine with
  * COSTA_SHIM_STATS=full), the same on rank 0's stderr and in the .txt
- * file.  Layout: interface.md section 4.  Prints a finished report; no
+ * file.  Layout: docs/report-format.md section 2.  Prints a finished report; no
  * MPI, no state.
  */
 #include <inttypes.h>
