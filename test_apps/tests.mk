@@ -105,11 +105,13 @@ RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
                  shim/shim_routines.c shim/shim_real.c \
                  shim/shim_grid_registry.c
 RACE_HDRS := $(wildcard config/*.h shim/*.h test_apps/lib/cs_test.h)
-$(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS)
+$(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS) \
+             test_apps/lib/cs_test.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (tsan)"
 	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g \
-	    -fsanitize=thread -o $@ $< $(RACE_LIB_SRCS) $(SCALAPACK_LIBS) \
+	    -fsanitize=thread -o $@ $< test_apps/lib/cs_test.c \
+	    $(RACE_LIB_SRCS) $(SCALAPACK_LIBS) \
 	    -ldl -lpthread
 
 -include $(TLIB_OBJS:.o=.d)
