@@ -133,7 +133,7 @@ void cs_shim_stats_record(const cs_shim_record_t *rec)
 /* MB and NB of a descriptor (DTYPE 2 keeps them at 6 and 7); -1 when the
  * process is outside the matrix's grid (CTXT -1: the rest may be a
  * placeholder). */
-static void shape_block(const int *desc, int32_t *mb_p, int32_t *nb_p)
+static void shape_block(const cs_fint *desc, int32_t *mb_p, int32_t *nb_p)
 {
     if (!desc || desc[1] < 0) {
         *mb_p = -1;

@@ -45,12 +45,12 @@ void cs_shim_caller_str(const void *addr, char *buf, size_t len)
 }
 
 static void app_desc(char *buf, size_t len, size_t *pos, const char *key,
-                     const int *d)
+                     const cs_fint *d)
 {
     int n = d[0] == 2 ? 11 : 9; /* DTYPE 2 descriptors have 11 entries */
-    cs_shim_str_append(buf, len, pos, " %s:%d", key, d[0]);
+    cs_shim_str_append(buf, len, pos, " %s:%lld", key, (long long)d[0]);
     for (int k = 1; k < n; k++) {
-        cs_shim_str_append(buf, len, pos, ",%d", d[k]);
+        cs_shim_str_append(buf, len, pos, ",%lld", (long long)d[k]);
     }
 }
 
@@ -92,11 +92,13 @@ static void app_args(char *line, size_t len, size_t *pos,
     if (g->trans) {
         cs_shim_str_append(line, len, pos, " trans:%c", g->trans[0]);
     }
-    cs_shim_str_append(line, len, pos, " m:%d n:%d", g->m, g->n);
+    cs_shim_str_append(line, len, pos, " m:%lld n:%lld", (long long)g->m,
+                       (long long)g->n);
     if (!redist) {
         app_scalar(line, len, pos, "alpha", g->routine, g->alpha);
     }
-    cs_shim_str_append(line, len, pos, " ia:%d ja:%d", g->ia, g->ja);
+    cs_shim_str_append(line, len, pos, " ia:%lld ja:%lld", (long long)g->ia,
+                       (long long)g->ja);
     /* REDIST reads nothing when m or n is 0: neither do we */
     int read_desc = !redist || (g->m != 0 && g->n != 0);
     if (read_desc) {
@@ -106,12 +108,14 @@ static void app_args(char *line, size_t len, size_t *pos,
         app_scalar(line, len, pos, "beta", g->routine, g->beta);
     }
     cs_shim_str_append(line, len, pos,
-                       redist ? " ib:%d jb:%d" : " ic:%d jc:%d", g->ib, g->jb);
+                       redist ? " ib:%lld jb:%lld" : " ic:%lld jc:%lld",
+                       (long long)g->ib, (long long)g->jb);
     if (read_desc) {
         app_desc(line, len, pos, redist ? "descB" : "descC", g->descb);
     }
     if (redist) {
-        cs_shim_str_append(line, len, pos, " ictxt:%d", g->ictxt);
+        cs_shim_str_append(line, len, pos, " ictxt:%lld",
+                           (long long)g->ictxt);
     }
 }
 
