@@ -842,10 +842,11 @@ TRACE_ORDER = ["r", "seq", "routine", "uplo", "diag", "trans", "m", "n",
                "descB", "descC", "ictxt", "gridA", "gridB", "path", "reason",
                "t", "wait", "send", "recv", "self", "msgs_sent", "msgs_recv",
                "pack", "local", "unpack", "xfer", "relabel_gain", "thr",
-               "maxdiff", "caller"]
+               "table", "maxdiff", "caller"]
 RESULT_KEYS = {"gridA", "gridB", "path", "reason", "t", "wait", "send", "recv",
                "self", "msgs", "msgs_sent", "msgs_recv", "pack", "local",
-               "unpack", "xfer", "relabel_gain", "thr", "maxdiff", "caller"}
+               "unpack", "xfer", "relabel_gain", "thr", "table", "maxdiff",
+               "caller"}
 UNITS = {"t": "ms", "wait": "ms", "send": "MB", "recv": "MB", "self": "MB",
          "pack": "ms", "local": "ms", "unpack": "ms", "xfer": "ms",
          "relabel_gain": "%"}
