@@ -91,7 +91,9 @@ LIB_LIBS := -ldl -lpthread -lm
 B := build/$(MPI)-$(BUILD)$(SANSUFFIX)
 LIB := $(patsubst %.so,%$(SANSUFFIX).so,$(LIBNAME_$(MPI)))
 
-LIB_SRCS := $(wildcard shim/*.c engine/*.c relabel/*.c config/*.c)
+# every module's sources, also those in its subfolders (engine/kernels/)
+LIB_MODS := shim engine relabel config
+LIB_SRCS := $(foreach d,$(LIB_MODS),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_OBJS := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 
 .PHONY: all lib build-all test_apps check check-full check-one check-apps \

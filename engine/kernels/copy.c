@@ -1,5 +1,6 @@
 /*
- * engine/kernels.c - the copy kernels of pack, unpack and local copies.
+ * engine/kernels/copy.c - the copy kernels of pack, unpack and local
+ * copies, plain, streaming and transposed.
  *
  * Bit-exact byte copies; no arithmetic, so NaN payloads survive.  The common
  * case (both sides column-major) is one memcpy per column, or one memcpy for
@@ -10,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/kernels/kernels.h"
 
 enum { TILE = 32 };
 
@@ -76,7 +77,7 @@ transpose_es(size_t esize, int cj, int64_t rows, int64_t cols,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include "engine/avx_transpose.h"
+#include "engine/kernels/avx_transpose.h"
 
 static int cs_eng_have_avx(void)
 {

@@ -1,6 +1,6 @@
 /*
- * engine/xform_tmpl.h - body of the transform kernel for one element type,
- * included by engine/xform.c once per type with these defined:
+ * engine/kernels/xform_tmpl.h - body of the transform kernel for one
+ * element type, included by xform.c once per type with these defined:
  *   CS_XT        element type (float, double, float _Complex, ...)
  *   CS_XNAME(x)  name of the generated function: x ## _suffix
  *   CS_XCONJ(v)  complex conjugate of v (identity for real types)

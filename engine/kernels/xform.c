@@ -1,6 +1,7 @@
 /*
- * engine/xform.c - the transform kernels: copy, scale, add, transpose and
- * conjugate, with a trapezoid mask, exactly as PBLAS computes them.
+ * engine/kernels/xform.c - the transform kernels: copy, scale, add,
+ * transpose and conjugate, with a trapezoid mask, exactly as PBLAS
+ * computes them.
  *
  * The case split (alpha = 0 / 1 / other x beta = 0 / 1 / other) follows
  * PBLAS's ?mmadd family: beta = 0 overwrites without reading the target (so
@@ -12,7 +13,7 @@
 #include <complex.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/kernels/kernels.h"
 
 void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 {
@@ -59,7 +60,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((float)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
-#include "engine/xform_tmpl.h"
+#include "engine/kernels/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
@@ -71,7 +72,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((double)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
-#include "engine/xform_tmpl.h"
+#include "engine/kernels/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
@@ -85,7 +86,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XAXPY1(c, t)                                                       \
     CMPLXF((crealf(c) + 1.0f * crealf(t)) - 0.0f * cimagf(t),                 \
            (cimagf(c) + 1.0f * cimagf(t)) + 0.0f * crealf(t))
-#include "engine/xform_tmpl.h"
+#include "engine/kernels/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
@@ -99,7 +100,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XAXPY1(c, t)                                                       \
     CMPLX((creal(c) + 1.0 * creal(t)) - 0.0 * cimag(t),                       \
           (cimag(c) + 1.0 * cimag(t)) + 0.0 * creal(t))
-#include "engine/xform_tmpl.h"
+#include "engine/kernels/xform_tmpl.h"
 #undef CS_XT
 #undef CS_XNAME
 #undef CS_XCONJ
