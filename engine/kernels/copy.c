@@ -79,15 +79,6 @@ transpose_es(size_t esize, int cj, int64_t rows, int64_t cols,
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "engine/kernels/avx_transpose.h"
 
-static int cs_eng_have_avx(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return have;
-}
-
 /* 4 x 4 doubles (or 8-byte elements) through AVX registers; nt: streaming
  * stores (d and d + dcs 32-byte aligned). */
 __attribute__((target("avx"))) static inline void
@@ -397,7 +388,7 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
     uintptr_t addr = (uintptr_t)d;
-    if (!cs_eng_have_avx() || (es != 4 && es != 8 && es != 16) ||
+    if (!cs_eng_cpu_avx() || (es != 4 && es != 8 && es != 16) ||
         (es == 4 && cj) || (dcs * (int64_t)es) % 64 != 0 || addr % es != 0) {
         return 0;
     }
@@ -416,11 +407,6 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
     return 1;
 }
 
-#else
-static int cs_eng_have_avx(void)
-{
-    return 0;
-}
 #endif
 
 /* Transpose for the element sizes ScaLAPACK uses; 0 if not handled. */
@@ -430,7 +416,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
     switch (esize) {
     case 4:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_4_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -439,7 +425,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
         return 1;
     case 8:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_8_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -448,7 +434,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
         return 1;
     case 16:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_16_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -495,6 +481,14 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
             colbytes *= (size_t)cols;
             cols = 1;
         }
+        /* streaming stores pay only on whole cache lines: a piece
+         * shorter than 2 KiB has a partial line at each end (a 4000 x
+         * 4000 1x2 -> 2x1 pdgemr2d took 7.4 -> 3.6-4.8 ms with plain
+         * stores there) */
+#if defined(__x86_64__) && defined(__GNUC__)
+        int stream = nt && colbytes >= CS_ENG_STREAM_MIN_RUN &&
+                     cs_eng_cpu_avx();
+#endif
         for (int64_t c = 0; c < cols; c++) {
             char *dc = d + (size_t)(c * dcs) * esize;
             const char *sc = s + (size_t)(c * scs) * esize;
@@ -507,12 +501,7 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
                 cs_eng_prefetch(sc + (size_t)scs * esize, (int64_t)colbytes);
             }
 #if defined(__x86_64__) && defined(__GNUC__)
-            /* streaming stores pay only on whole cache lines: a piece
-             * shorter than 2 KiB has a partial line at each end (the
-             * same call then took 7.4 -> 3.6-4.8 ms with plain stores
-             * there) */
-            if (nt && colbytes >= CS_ENG_STREAM_MIN_RUN &&
-                cs_eng_have_avx()) {
+            if (stream) {
                 copy_stream(dc, sc, colbytes);
                 continue;
             }
@@ -595,7 +584,7 @@ int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
                           int64_t dcs)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!cs_eng_have_avx() || (esize != 8 && esize != 16)) {
+    if (!cs_eng_cpu_avx() || (esize != 8 && esize != 16)) {
         return 0;
     }
     if (nt && transpose_stream(esize, 1, rows, cols, src, srs, dst, dcs)) {

@@ -19,6 +19,13 @@
 
 #include "engine/engine.h"
 
+/* ------------------------------------------------------------ cpu */
+
+/* 1 when this CPU has AVX, which the register transposes and the fused
+ * transposed transforms need (x86-64 only; 0 elsewhere).  Detected on the
+ * first call, once per process (cpu.c).  Thread-safe. */
+int cs_eng_cpu_avx(void);
+
 /* ------------------------------------------------------------ transform */
 
 /* What the kernels do to each element (PBLAS's ?mmadd case split). */

@@ -165,15 +165,6 @@ transpose4_c(const float _Complex *s, int64_t srs, __m256 c[4])
 #define TK_CONJS(x) conjf(x)
 #define TK_TRANSPOSE transpose4_c
 #include "engine/kernels/xform_transposed_tmpl.h"
-
-static int have_avx(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return have;
-}
 #endif
 
 int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
@@ -188,7 +179,7 @@ int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
         return 0;
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!have_avx()) {
+    if (!cs_eng_cpu_avx()) {
         return 0;
     }
     /* Fortran REAL and COMPLEX arithmetic: single precision scalars in
