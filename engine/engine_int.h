@@ -14,6 +14,18 @@
 #include "engine/engine.h"
 #include "engine/kernels/kernels.h"
 
+/* ------------------------------------------------------------ helpers */
+
+static inline int64_t cs_eng_min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int64_t cs_eng_max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
 /* ------------------------------------------------------------ dist */
 
 /* Copy of a distribution with nprocs == 1 turned into a single block. */

@@ -61,11 +61,6 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XMAKE(re, im) ((float)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
 #include "engine/kernels/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
 
 #define CS_XT double
 #define CS_XNAME(x) x##_d
@@ -73,11 +68,6 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XMAKE(re, im) ((double)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
 #include "engine/kernels/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
 
 #define CS_XT float _Complex
 #define CS_XNAME(x) x##_c
@@ -87,11 +77,6 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
     CMPLXF((crealf(c) + 1.0f * crealf(t)) - 0.0f * cimagf(t),                 \
            (cimagf(c) + 1.0f * cimagf(t)) + 0.0f * crealf(t))
 #include "engine/kernels/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
 
 #define CS_XT double _Complex
 #define CS_XNAME(x) x##_z
@@ -101,11 +86,6 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
     CMPLX((creal(c) + 1.0 * creal(t)) - 0.0 * cimag(t),                       \
           (cimag(c) + 1.0 * cimag(t)) + 0.0 * creal(t))
 #include "engine/kernels/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
 
 /* Bit copy of the masked part, column by column. */
 static void copy_masked(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
