@@ -26,6 +26,15 @@ static inline int64_t cs_eng_max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+/* ------------------------------------------------------------ fatal */
+
+/* A fatal error (printf format, one line, lower case): the message goes
+ * to the hook of cs_eng_set_fatal_hook(), or without one to cs_log_error,
+ * and the job is aborted (fatal.c).  Never returns.  Every abort of the
+ * engine goes through here. */
+_Noreturn void cs_eng_fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
 /* ------------------------------------------------------------ dist */
 
 /* Copy of a distribution with nprocs == 1 turned into a single block. */

@@ -5,12 +5,12 @@
  * MPI is called from the calling thread only; OpenMP threads only copy.
  * Everything that can fail locally (buffers, request arrays) is obtained by
  * cs_eng_plan_reserve() before the first message, so the shim can agree on
- * it collectively; after that an MPI error aborts (no partial fallback).
+ * it collectively; after that an MPI error is fatal (cs_eng_fatal: no
+ * partial fallback).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/log.h"
 #include "engine/engine_int.h"
 
 #ifdef _OPENMP
@@ -87,8 +87,7 @@ static void check_mpi(int rc, const char *what)
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(rc, msg, &len);
-        cs_log_error("%s failed during a redistribution: %s", what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        cs_eng_fatal("%s failed during a redistribution: %s", what, msg);
     }
 }
 
@@ -233,9 +232,8 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
             memcpy(sig, pg->rbuf + pe->buf_off + mg->buf, sizeof(sig));
             char *base = cs_eng_shm_peer(pg->comm, pe->peer);
             if (sig[0] != cs_eng_shm_magic || !base) {
-                cs_log_error("a shared-buffer signal from rank %d that this "
-                             "rank cannot read", pe->peer);
-                MPI_Abort(MPI_COMM_WORLD, 1);
+                cs_eng_fatal("a shared-buffer signal from rank %d that "
+                             "this rank cannot read", pe->peer);
             }
             cs_eng_shm_sync();
             copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b,
@@ -704,9 +702,8 @@ static cs_status_t execute_panels(cs_eng_plan_t *plan, const void *a_base,
                                              comm, opts, &v);
         if (st != CS_OK) {
             /* cannot happen: every panel was reserved above */
-            cs_log_error("panel %d of %d could not be executed (%s)", i,
+            cs_eng_fatal("panel %d of %d could not be executed (%s)", i,
                          plan->npanel, cs_status_str(st));
-            MPI_Abort(MPI_COMM_WORLD, 1);
         }
         sum.bytes_sent += v.bytes_sent;
         sum.bytes_recv += v.bytes_recv;
