@@ -199,7 +199,14 @@ int cs_eng_choice_next(const cs_eng_choice_t *c, int dflt);
 void cs_eng_choice_record(cs_eng_choice_t *c, int mode, double seconds,
                           int dflt);
 
-struct cs_eng_plan {
+/*
+ * The plan of one exchange: what plan.c builds from two layouts and an
+ * operation (the packages this rank sends and receives, the blocks it
+ * copies locally) and exchange.c executes, with the state of that
+ * execution.  A call whose buffers would exceed the workspace bound runs
+ * as several of them, one per panel (cs_eng_panels_t).
+ */
+typedef struct cs_eng_exch {
     cs_eng_op_t op;
     cs_eng_overlay_t rows, cols;
     int a_order, b_order;
@@ -222,7 +229,8 @@ struct cs_eng_plan {
     /* mode 1: small packages packed with streaming stores (exchange.c,
      * pack_columns), 0: plainly */
     cs_eng_choice_t pack_choice;
-    /* execution state, obtained by cs_eng_plan_reserve() */
+    /* execution state, obtained by cs_eng_exch_reserve() (the request
+     * arrays through cs_eng_exch_requests_alloc()) */
     int reserved;
     int64_t chunk;          /* bytes per MPI message at most */
     int64_t nreq_cap;
@@ -237,12 +245,44 @@ struct cs_eng_plan {
                              * pieces it brings, or -1 (exchange.c) */
     int *rx_signal;         /* per receive peer: its package came as a
                              * shared-buffer signal */
-    /* a cut plan (panels.c): npanel > 0 plans of consecutive ranges of
-     * target columns or rows, executed in turn; the fields above are
-     * then unused but for op and me */
-    int npanel;
-    struct cs_eng_plan **panel;
-};
+} cs_eng_exch_t;
+
+/* Build the plan of op's exchange from layout a to layout b for rank me,
+ * uncut (cs_eng_plan_create() documents it).  Local, no MPI. */
+cs_status_t cs_eng_exch_create(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, int me,
+                               cs_eng_exch_t **x_p);
+
+/* Free x and everything it holds (NULL is fine).  Local. */
+void cs_eng_exch_destroy(cs_eng_exch_t *x);
+
+/* Bytes of send plus receive buffer x needs. */
+static inline int64_t cs_eng_exch_workspace_bytes(const cs_eng_exch_t *x)
+{
+    return x->send_ws + x->recv_ws;
+}
+
+/* Heap bytes x holds (request arrays included).  Local. */
+int64_t cs_eng_exch_heap_bytes(const cs_eng_exch_t *x);
+
+/* Make x's request arrays hold nreq requests (those it has are kept when
+ * they are big enough).  CS_ERR_NOMEM when an allocation fails (then x
+ * holds none).  Local. */
+cs_status_t cs_eng_exch_requests_alloc(cs_eng_exch_t *x, int64_t nreq);
+
+/* Heap bytes of x's request arrays made for nreq requests. */
+int64_t cs_eng_exch_requests_bytes(const cs_eng_exch_t *x, int64_t nreq);
+
+/* What cs_eng_plan_describe() prints, summed over the exchanges of a plan
+ * (peers: the most of any one). */
+typedef struct {
+    int send_peers, recv_peers;
+    int64_t send, recv, self, sblk, rblk, lblk, rseg, rgrp, cseg, cgrp;
+} cs_eng_summary_t;
+
+/* Add x's counts to *sum_p.  Local. */
+void cs_eng_exch_summary_add(const cs_eng_exch_t *x, cs_eng_summary_t *sum_p);
 
 /*
  * Small messages travel in pieces that MPI sends eagerly.  RATIONALE: a
@@ -276,7 +316,89 @@ static inline int64_t cs_eng_msg_piece(int64_t len, int64_t chunk)
 /* Cut every package of the plan into messages (send_msg, recv_msg, the
  * peers' msg_first/msg_count, the receiving combos' direct flags); the
  * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
-cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
+cs_status_t cs_eng_exch_messages(cs_eng_exch_t *x);
+
+/* ------------------------------------------------------------ exchange */
+
+/* Bytes per MPI message at most with these options (never above the
+ * engine's limit, which keeps every count an int). */
+int64_t cs_eng_exch_chunk(const cs_eng_exec_opts_t *opts);
+
+/* Bytes of request arrays cs_eng_exch_reserve(x, opts) would allocate
+ * now (0 when x holds big enough ones).  Local. */
+int64_t cs_eng_exch_requests_need(const cs_eng_exch_t *x,
+                                  const cs_eng_exec_opts_t *opts);
+
+/* cs_eng_plan_reserve() and cs_eng_plan_execute() of one exchange (those
+ * document them). */
+cs_status_t cs_eng_exch_reserve(cs_eng_exch_t *x,
+                                const cs_eng_exec_opts_t *opts);
+cs_status_t cs_eng_exch_execute(cs_eng_exch_t *x, const void *a_base,
+                                void *b_base, MPI_Comm comm,
+                                const cs_eng_exec_opts_t *opts,
+                                cs_eng_stats_t *stats_p);
+
+/* cs_eng_plan_shm_bytes() of one exchange. */
+int64_t cs_eng_exch_shm_bytes(const cs_eng_exch_t *x, int64_t min_bytes);
+
+/* ------------------------------------------------------------ panels */
+
+/*
+ * A call cut into panels (panels.c): n plans of one exchange each, for
+ * consecutive ranges of whole target columns (or rows), executed in turn
+ * through one workspace.  Built from plans of one exchange (plan.c),
+ * executed by running them (exchange.c).
+ */
+typedef struct {
+    int n;                  /* panels, >= 1 */
+    cs_eng_exch_t **panel;
+    int reserved;           /* every panel reserved, for chunk */
+    int64_t chunk;          /* cs_eng_exch_chunk() at the reservation */
+} cs_eng_panels_t;
+
+/* The panels of op under the workspace bound ws_max (as
+ * cs_eng_plan_create_bounded() documents it); *p_p = NULL when the call
+ * needs no cut.  Local. */
+cs_status_t cs_eng_panels_create(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int me,
+                                 int64_t ws_max, cs_eng_panels_t **p_p);
+void cs_eng_panels_destroy(cs_eng_panels_t *p);
+
+/* What the cs_eng_plan_* functions of the same names say of a cut plan:
+ * its largest panel's workspace, its heap, its volumes summed, the
+ * request arrays its panels would allocate, the largest shared buffer
+ * any panel uses. */
+int64_t cs_eng_panels_workspace_bytes(const cs_eng_panels_t *p);
+int64_t cs_eng_panels_heap_bytes(const cs_eng_panels_t *p);
+void cs_eng_panels_volume(const cs_eng_panels_t *p, int64_t *sent_p,
+                          int64_t *recv_p, int64_t *self_p);
+void cs_eng_panels_summary_add(const cs_eng_panels_t *p,
+                               cs_eng_summary_t *sum_p);
+int64_t cs_eng_panels_requests_need(const cs_eng_panels_t *p,
+                                    const cs_eng_exec_opts_t *opts);
+int64_t cs_eng_panels_shm_bytes(const cs_eng_panels_t *p, int64_t min_bytes);
+
+/* cs_eng_plan_reserve() and cs_eng_plan_execute() of a cut plan: every
+ * panel, the largest first; the panels in turn, their statistics summed. */
+cs_status_t cs_eng_panels_reserve(cs_eng_panels_t *p,
+                                  const cs_eng_exec_opts_t *opts);
+cs_status_t cs_eng_panels_execute(cs_eng_panels_t *p, const void *a_base,
+                                  void *b_base, MPI_Comm comm,
+                                  const cs_eng_exec_opts_t *opts,
+                                  cs_eng_stats_t *stats_p);
+
+/* ------------------------------------------------------------ the plan */
+
+/*
+ * What cs_eng_plan_create*() hand out (engine.c): one exchange, or a call
+ * cut into panels; exactly one of the two is set.  The cs_eng_plan_*
+ * functions of engine.h dispatch on which.
+ */
+struct cs_eng_plan {
+    cs_eng_exch_t *exch;     /* uncut */
+    cs_eng_panels_t *panels; /* cut */
+};
 
 /* ------------------------------------------------------- trapezoid */
 
@@ -308,7 +430,7 @@ typedef void (*cs_eng_poll_fn)(void *ctx, int64_t bytes);
  * rows only.  With threads > 1, split over that many OpenMP threads by
  * columns, and poll is not called (MPI only from the calling thread).
  * Local. */
-void cs_eng_trap_copy(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+void cs_eng_trap_copy(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int threads, cs_eng_poll_fn poll, void *ctx);
 
@@ -329,8 +451,5 @@ void cs_eng_shm_sync(void);
 
 /* A buffer of at least bytes bytes, kept between calls; NULL on failure. */
 void *cs_eng_workspace_get(size_t bytes);
-
-/* Bytes of the request arrays a reserved plan holds (exchange.c). */
-int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan);
 
 #endif /* CS_ENGINE_ENGINE_INT_H */

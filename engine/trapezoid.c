@@ -105,7 +105,7 @@ int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
  * column runs cr[0..ncr) (one side's runs of the block's column group);
  * only the threaded copy needs it. */
 #ifdef _OPENMP
-static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
+static int64_t count_cols(const cs_eng_exch_t *plan, const cs_eng_group_t *rg,
                           const cs_eng_run_t *cr, int64_t ncr, int64_t lo,
                           int64_t hi)
 {
@@ -127,7 +127,7 @@ static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
 
 /* cs_eng_trap_copy for the package columns at positions [lo, hi), whose
  * first element is element off of the block. */
-static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+static void copy_cols(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int64_t lo, int64_t hi, int64_t off,
                       cs_eng_poll_fn poll, void *ctx)
@@ -177,7 +177,7 @@ static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     }
 }
 
-void cs_eng_trap_copy(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+void cs_eng_trap_copy(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int threads, cs_eng_poll_fn poll, void *ctx)
 {
