@@ -91,8 +91,8 @@ LIB_LIBS := -ldl -lpthread -lm
 B := build/$(MPI)-$(BUILD)$(SANSUFFIX)
 LIB := $(patsubst %.so,%$(SANSUFFIX).so,$(LIBNAME_$(MPI)))
 
-# A module's rooms (shim/report/, shim/relabel/: house-style 2.1) are one
-# level down.
+# every module's sources, also those of its rooms one level down
+# (shim/report/, shim/relabel/, engine/kernels/: house-style 2.1)
 LIB_DIRS := shim engine relabel config
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)) \
                        $(addsuffix /*/*.c,$(LIB_DIRS)))

@@ -42,6 +42,23 @@ typedef enum {
 /* Static string for a status code ("ok", "out of memory", ...). */
 const char *cs_status_str(cs_status_t status);
 
+/* ------------------------------------------------------------ fatal errors */
+
+/*
+ * Set the hook the engine calls on a fatal error: an MPI call that failed
+ * or an inconsistency found after communication has started, when no
+ * fallback is possible any more.  hook(msg) gets one line describing it
+ * (lower case, no newline; the string lives only during the call) and
+ * must not return: it ends the job (say, logs, flushes and calls
+ * MPI_Abort).  Without a hook (the default, or after hook = NULL) the
+ * engine logs the message with cs_log_error and calls
+ * MPI_Abort(MPI_COMM_WORLD, 1); so it does too if the hook returns.
+ * Local; thread-safe (the hook is read atomically when a fatal error
+ * happens, on the thread that meets it); set it once, before the first
+ * plan is executed.
+ */
+void cs_eng_set_fatal_hook(void (*hook)(const char *msg));
+
 /* ------------------------------------------------------------ layouts */
 
 typedef enum {
@@ -307,8 +324,8 @@ int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan);
  * rank's local array of A (may be NULL if it owns no part of sub(A)),
  * b_base likewise for B.  Uses the engine workspace; returns CS_ERR_NOMEM
  * before any communication if cs_eng_plan_reserve() fails.  MPI errors after
- * communication started abort through MPI_Abort (no partial fallback is
- * possible).  Calls MPI only from the calling thread.
+ * communication started are fatal (cs_eng_set_fatal_hook: no partial
+ * fallback is possible).  Calls MPI only from the calling thread.
  */
 cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                                 void *b_base, MPI_Comm comm,

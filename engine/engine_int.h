@@ -12,12 +12,33 @@
 #define CS_ENGINE_ENGINE_INT_H
 
 #include "engine/engine.h"
+#include "engine/kernels/kernels.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static inline int64_t cs_eng_min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int64_t cs_eng_max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------ fatal */
+
+/* A fatal error (printf format, one line, lower case): the message goes
+ * to the hook of cs_eng_set_fatal_hook(), or without one to cs_log_error,
+ * and the job is aborted (fatal.c).  Never returns.  Every abort of the
+ * engine goes through here. */
+_Noreturn void cs_eng_fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------------ dist */
 
 /* Copy of a distribution with nprocs == 1 turned into a single block. */
 void cs_eng_dist_normalize(const cs_eng_dist_t *in, cs_eng_dist_t *out_p);
-int64_t cs_eng_dist_nblocks(const cs_eng_dist_t *d);
 int64_t cs_eng_dist_block_of(const cs_eng_dist_t *d, int64_t x);
 int64_t cs_eng_dist_block_start(const cs_eng_dist_t *d, int64_t k);
 int64_t cs_eng_dist_block_end(const cs_eng_dist_t *d, int64_t k);
@@ -106,126 +127,6 @@ void cs_eng_overlay_groups_pa(const cs_eng_overlay_t *ov, int pa,
 void cs_eng_overlay_groups_pb(const cs_eng_overlay_t *ov, int pb,
                               int64_t *first_p, int64_t *count_p);
 
-/* ------------------------------------------------------------ transform */
-
-/* What the kernels do to each element (PBLAS's ?mmadd case split). */
-typedef enum {
-    CS_XM_COPY = 0, /* d = op(s)                 alpha = 1, beta = 0 */
-    CS_XM_ZERO,     /* d = 0                     alpha = 0, beta = 0 */
-    CS_XM_BSCALE,   /* d = beta d                alpha = 0 */
-    CS_XM_A1B,      /* d = op(s) + beta d        alpha = 1 */
-    CS_XM_A1B1,     /* d = d + op(s)             alpha = 1, beta = 1 */
-    CS_XM_AB0,      /* d = alpha op(s)           beta = 0 */
-    CS_XM_AB,       /* d = alpha op(s) + beta d */
-    CS_XM_AB1,      /* d = d + alpha op(s)       beta = 1 */
-    CS_XM_NOP,      /* nothing                   alpha = 0, beta = 1 */
-    CS_XM_TRADD,    /* PBLAS p?tradd's order, see cs_eng_op_t.tradd */
-    CS_XM_HALO,     /* d = d + 0 (p?tradd next to its trapezoid) */
-    CS_XM_ADDZERO   /* d = d + 0 (after the mode, see cs_eng_op_t) */
-} cs_eng_xmode_t;
-
-typedef struct {
-    int type;        /* cs_eng_type_t */
-    size_t esize;
-    int mode;        /* cs_eng_xmode_t */
-    int conj;
-    double alpha[2], beta[2];
-    int mask;        /* cs_eng_mask_t */
-    int64_t mask_k;
-    int a1, b0, b1;  /* alpha = 1, beta = 0, beta = 1 (for CS_XM_TRADD) */
-    int64_t halo_kb; /* p?tradd: panel width, 0 = no halo */
-    int64_t halo_mn; /* p?tradd: min(m, n) */
-    /* the first target row and column of this operation inside the one
-     * whose halo it is (a panel of a cut plan, panels.c); 0 otherwise */
-    int64_t halo_i0, halo_j0;
-    int stream;      /* plain copies may use non-temporal stores */
-    int add_zero;    /* then d = d + 0 on every element written */
-} cs_eng_xform_t;
-
-/* 1 when the kernels copy bits unchanged (no arithmetic, conjugate, mask
- * or added zero): such pieces may travel straight into the target. */
-static inline int cs_eng_xform_plain(const cs_eng_xform_t *x)
-{
-    return x->mode == CS_XM_COPY && !x->conj &&
-           x->mask == CS_ENG_MASK_NONE && !x->add_zero;
-}
-
-/* The kernel settings of an operation. */
-void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p);
-
-/* Clip the row range [*lo_p, *hi_p) of target column j to the mask, for a
- * block whose first row is target row i0. */
-static inline void cs_eng_mask_rows(const cs_eng_xform_t *x, int64_t i0,
-                                    int64_t j, int64_t *lo_p, int64_t *hi_p)
-{
-    if (x->mask == CS_ENG_MASK_UPPER) {
-        int64_t hi = x->mask_k + j - i0 + 1;
-        if (hi < *hi_p) {
-            *hi_p = hi;
-        }
-    } else if (x->mask == CS_ENG_MASK_LOWER) {
-        int64_t lo = x->mask_k + j - i0;
-        if (lo > *lo_p) {
-            *lo_p = lo;
-        }
-    }
-    if (*hi_p < *lo_p) {
-        *hi_p = *lo_p;
-    }
-}
-
-/*
- * Rows of target column j in the p?tradd halo: the other triangle of the
- * halo_kb x halo_kb diagonal blocks that start at multiples of halo_kb
- * along the first min(m, n) rows and columns (PBLAS adds a zero there).
- * Clips [*lo_p, *hi_p) (block rows, first at target row i0).
- */
-static inline void cs_eng_halo_rows(const cs_eng_xform_t *x, int64_t i0,
-                                    int64_t j, int64_t *lo_p, int64_t *hi_p)
-{
-    int64_t lo = 0, hi = 0; /* target rows of the whole operation */
-    j += x->halo_j0;
-    if (j < x->halo_mn) {
-        int64_t b0 = j / x->halo_kb * x->halo_kb;
-        int64_t b1 = b0 + x->halo_kb < x->halo_mn ? b0 + x->halo_kb
-                                                 : x->halo_mn;
-        if (x->mask == CS_ENG_MASK_UPPER) {
-            lo = j + 1;
-            hi = b1;
-        } else {
-            lo = b0;
-            hi = j;
-        }
-    }
-    lo -= i0 + x->halo_i0;
-    hi -= i0 + x->halo_i0;
-    *lo_p = lo > *lo_p ? lo : *lo_p;
-    *hi_p = hi < *hi_p ? hi : *hi_p;
-    if (*hi_p < *lo_p) {
-        *hi_p = *lo_p;
-    }
-}
-
-/*
- * Apply the transform to a rows x cols block: target element (r, c) is
- * d[r * drs + c * dcs], its source s[r * srs + c * scs] (strides in
- * elements; a transposed source just has other strides); the block's first
- * element is target (i0, j0) of the sub-matrix (for the mask).  Serial.
- */
-void cs_eng_xform2d(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
-                    const void *s, int64_t srs, int64_t scs, void *d,
-                    int64_t drs, int64_t dcs, int64_t i0, int64_t j0);
-
-/*
- * The same for a transposed source (scs = drs = 1) of any of the four
- * types with arithmetic (conjugated or not) and no mask, through a fused
- * register transpose; 0 (nothing done) for anything else or without AVX.
- * Serial.
- */
-int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
-                            int64_t cols, const void *s, int64_t srs,
-                            void *d, int64_t dcs);
-
 /* ------------------------------------------------------------ plan */
 
 /* 1 if op fits layouts a and b (sizes, offsets, types).  Local. */
@@ -297,7 +198,14 @@ int cs_eng_choice_next(const cs_eng_choice_t *c, int dflt);
 void cs_eng_choice_record(cs_eng_choice_t *c, int mode, double seconds,
                           int dflt);
 
-struct cs_eng_plan {
+/*
+ * The plan of one exchange: what plan.c builds from two layouts and an
+ * operation (the packages this rank sends and receives, the blocks it
+ * copies locally) and exchange.c executes, with the state of that
+ * execution.  A call whose buffers would exceed the workspace bound runs
+ * as several of them, one per panel (cs_eng_panels_t).
+ */
+typedef struct cs_eng_exch {
     cs_eng_op_t op;
     cs_eng_overlay_t rows, cols;
     int a_order, b_order;
@@ -320,7 +228,8 @@ struct cs_eng_plan {
     /* mode 1: small packages packed with streaming stores (exchange.c,
      * pack_columns), 0: plainly */
     cs_eng_choice_t pack_choice;
-    /* execution state, obtained by cs_eng_plan_reserve() */
+    /* execution state, obtained by cs_eng_exch_reserve() (the request
+     * arrays through cs_eng_exch_requests_alloc()) */
     int reserved;
     int64_t chunk;          /* bytes per MPI message at most */
     int64_t nreq_cap;
@@ -335,12 +244,44 @@ struct cs_eng_plan {
                              * pieces it brings, or -1 (exchange.c) */
     int *rx_signal;         /* per receive peer: its package came as a
                              * shared-buffer signal */
-    /* a cut plan (panels.c): npanel > 0 plans of consecutive ranges of
-     * target columns or rows, executed in turn; the fields above are
-     * then unused but for op and me */
-    int npanel;
-    struct cs_eng_plan **panel;
-};
+} cs_eng_exch_t;
+
+/* Build the plan of op's exchange from layout a to layout b for rank me,
+ * uncut (cs_eng_plan_create() documents it).  Local, no MPI. */
+cs_status_t cs_eng_exch_create(const cs_eng_layout_t *a,
+                               const cs_eng_layout_t *b,
+                               const cs_eng_op_t *op, int me,
+                               cs_eng_exch_t **x_p);
+
+/* Free x and everything it holds (NULL is fine).  Local. */
+void cs_eng_exch_destroy(cs_eng_exch_t *x);
+
+/* Bytes of send plus receive buffer x needs. */
+static inline int64_t cs_eng_exch_workspace_bytes(const cs_eng_exch_t *x)
+{
+    return x->send_ws + x->recv_ws;
+}
+
+/* Heap bytes x holds (request arrays included).  Local. */
+int64_t cs_eng_exch_heap_bytes(const cs_eng_exch_t *x);
+
+/* Make x's request arrays hold nreq requests (those it has are kept when
+ * they are big enough).  CS_ERR_NOMEM when an allocation fails (then x
+ * holds none).  Local. */
+cs_status_t cs_eng_exch_requests_alloc(cs_eng_exch_t *x, int64_t nreq);
+
+/* Heap bytes of x's request arrays made for nreq requests. */
+int64_t cs_eng_exch_requests_bytes(const cs_eng_exch_t *x, int64_t nreq);
+
+/* What cs_eng_plan_describe() prints, summed over the exchanges of a plan
+ * (peers: the most of any one). */
+typedef struct {
+    int send_peers, recv_peers;
+    int64_t send, recv, self, sblk, rblk, lblk, rseg, rgrp, cseg, cgrp;
+} cs_eng_summary_t;
+
+/* Add x's counts to *sum_p.  Local. */
+void cs_eng_exch_summary_add(const cs_eng_exch_t *x, cs_eng_summary_t *sum_p);
 
 /*
  * Small messages travel in pieces that MPI sends eagerly.  RATIONALE: a
@@ -374,7 +315,89 @@ static inline int64_t cs_eng_msg_piece(int64_t len, int64_t chunk)
 /* Cut every package of the plan into messages (send_msg, recv_msg, the
  * peers' msg_first/msg_count, the receiving combos' direct flags); the
  * peers' zc_off must be set.  Local, no MPI.  See messages.c. */
-cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
+cs_status_t cs_eng_exch_messages(cs_eng_exch_t *x);
+
+/* ------------------------------------------------------------ exchange */
+
+/* Bytes per MPI message at most with these options (never above the
+ * engine's limit, which keeps every count an int). */
+int64_t cs_eng_exch_chunk(const cs_eng_exec_opts_t *opts);
+
+/* Bytes of request arrays cs_eng_exch_reserve(x, opts) would allocate
+ * now (0 when x holds big enough ones).  Local. */
+int64_t cs_eng_exch_requests_need(const cs_eng_exch_t *x,
+                                  const cs_eng_exec_opts_t *opts);
+
+/* cs_eng_plan_reserve() and cs_eng_plan_execute() of one exchange (those
+ * document them). */
+cs_status_t cs_eng_exch_reserve(cs_eng_exch_t *x,
+                                const cs_eng_exec_opts_t *opts);
+cs_status_t cs_eng_exch_execute(cs_eng_exch_t *x, const void *a_base,
+                                void *b_base, MPI_Comm comm,
+                                const cs_eng_exec_opts_t *opts,
+                                cs_eng_stats_t *stats_p);
+
+/* cs_eng_plan_shm_bytes() of one exchange. */
+int64_t cs_eng_exch_shm_bytes(const cs_eng_exch_t *x, int64_t min_bytes);
+
+/* ------------------------------------------------------------ panels */
+
+/*
+ * A call cut into panels (panels.c): n plans of one exchange each, for
+ * consecutive ranges of whole target columns (or rows), executed in turn
+ * through one workspace.  Built from plans of one exchange (plan.c),
+ * executed by running them (exchange.c).
+ */
+typedef struct {
+    int n;                  /* panels, >= 1 */
+    cs_eng_exch_t **panel;
+    int reserved;           /* every panel reserved, for chunk */
+    int64_t chunk;          /* cs_eng_exch_chunk() at the reservation */
+} cs_eng_panels_t;
+
+/* The panels of op under the workspace bound ws_max (as
+ * cs_eng_plan_create_bounded() documents it); *p_p = NULL when the call
+ * needs no cut.  Local. */
+cs_status_t cs_eng_panels_create(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int me,
+                                 int64_t ws_max, cs_eng_panels_t **p_p);
+void cs_eng_panels_destroy(cs_eng_panels_t *p);
+
+/* What the cs_eng_plan_* functions of the same names say of a cut plan:
+ * its largest panel's workspace, its heap, its volumes summed, the
+ * request arrays its panels would allocate, the largest shared buffer
+ * any panel uses. */
+int64_t cs_eng_panels_workspace_bytes(const cs_eng_panels_t *p);
+int64_t cs_eng_panels_heap_bytes(const cs_eng_panels_t *p);
+void cs_eng_panels_volume(const cs_eng_panels_t *p, int64_t *sent_p,
+                          int64_t *recv_p, int64_t *self_p);
+void cs_eng_panels_summary_add(const cs_eng_panels_t *p,
+                               cs_eng_summary_t *sum_p);
+int64_t cs_eng_panels_requests_need(const cs_eng_panels_t *p,
+                                    const cs_eng_exec_opts_t *opts);
+int64_t cs_eng_panels_shm_bytes(const cs_eng_panels_t *p, int64_t min_bytes);
+
+/* cs_eng_plan_reserve() and cs_eng_plan_execute() of a cut plan: every
+ * panel, the largest first; the panels in turn, their statistics summed. */
+cs_status_t cs_eng_panels_reserve(cs_eng_panels_t *p,
+                                  const cs_eng_exec_opts_t *opts);
+cs_status_t cs_eng_panels_execute(cs_eng_panels_t *p, const void *a_base,
+                                  void *b_base, MPI_Comm comm,
+                                  const cs_eng_exec_opts_t *opts,
+                                  cs_eng_stats_t *stats_p);
+
+/* ------------------------------------------------------------ the plan */
+
+/*
+ * What cs_eng_plan_create*() hand out (engine.c): one exchange, or a call
+ * cut into panels; exactly one of the two is set.  The cs_eng_plan_*
+ * functions of engine.h dispatch on which.
+ */
+struct cs_eng_plan {
+    cs_eng_exch_t *exch;     /* uncut */
+    cs_eng_panels_t *panels; /* cut */
+};
 
 /* ------------------------------------------------------- trapezoid */
 
@@ -382,13 +405,6 @@ cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan);
  * plain masked copies, not transposed.  The same on every rank. */
 int cs_eng_plan_compact(const cs_eng_op_t *op, const cs_eng_xform_t *xf);
 
-/* Positions [*p0_p, *p1_p) of row group rg (of row overlay ro) inside
- * the mask (cs_eng_mask_t, with its diagonal offset k, as in
- * cs_eng_mask_rows) in target column j (op-relative).  Global information
- * only: the same on every rank. */
-void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
-                      const cs_eng_group_t *rg, int64_t j, int64_t *p0_p,
-                      int64_t *p1_p);
 
 /* Elements of the (rg, cg) block that travel: with compact (packages hold
  * only the trapezoid of xf's mask), those inside the mask, else the whole
@@ -406,7 +422,7 @@ typedef void (*cs_eng_poll_fn)(void *ctx, int64_t bytes);
  * rows only.  With threads > 1, split over that many OpenMP threads by
  * columns, and poll is not called (MPI only from the calling thread).
  * Local. */
-void cs_eng_trap_copy(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+void cs_eng_trap_copy(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int threads, cs_eng_poll_fn poll, void *ctx);
 
@@ -423,105 +439,13 @@ char *cs_eng_shm_peer(MPI_Comm comm, int peer);
  * between being signalled and reading). */
 void cs_eng_shm_sync(void);
 
-/* ------------------------------------------------------------ kernels */
-
-/*
- * Copy a rows x cols block of esize-byte elements; element (r, c) is at
- * src[(r * srs + c * scs) * esize] and dst[(r * drs + c * dcs) * esize].
- * Bit-exact.  Local, serial.
- */
-void cs_eng_copy2d(size_t esize, int64_t rows, int64_t cols, const void *src,
-                   int64_t srs, int64_t scs, void *dst, int64_t drs,
-                   int64_t dcs);
-
-/*
- * Short pieces with streaming stores, 8 bytes at a time (no alignment of
- * the pieces to cache lines needed: consecutive pieces fill the lines).
- * cs_eng_words_stream_ok(): 1 where this machine has such stores and dst
- * and bytes are multiples of 8.  cs_eng_copy_words_stream() copies bytes
- * (a multiple of 8; a plain copy where there are no such stores);
- * cs_eng_store_fence() orders them before what follows (before anybody
- * else may read them).  Bit-exact.  Local, serial.
- */
-int cs_eng_words_stream_ok(const void *dst, size_t bytes);
-void cs_eng_copy_words_stream(void *dst, const void *src, size_t bytes);
-void cs_eng_store_fence(void);
-
-/*
- * The same with non-temporal (streaming) stores where the destination
- * allows them: for targets far larger than the caches, which would
- * otherwise be read into the cache before being overwritten.  Ends with a
- * store fence.  Bit-exact.  Local, serial.
- */
-void cs_eng_copy2d_stream(size_t esize, int64_t rows, int64_t cols,
-                          const void *src, int64_t srs, int64_t scs,
-                          void *dst, int64_t drs, int64_t dcs);
-
-/*
- * Conjugating transpose of complex elements (esize 8: float complex, 16:
- * double complex): dst[r + c * dcs] = conj(src[r * srs + c]), through the
- * register kernels with the imaginary parts' sign bits flipped (exactly
- * what conj() does); nt: streaming stores where the target allows them.
- * Returns 0 where it does not apply (no AVX, another size): the caller
- * conjugates element by element.  Local, serial.
- */
-int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
-                          const void *src, int64_t srs, void *dst,
-                          int64_t dcs);
-
-/*
- * Column pieces and source rows of at most this many bytes: copies ask for
- * the next column, packing for the pieces 4 columns ahead (exchange.c),
- * the transpose kernels for the next strip's lines while they transpose
- * one.  RATIONALE: a block's rows (1 KiB at 128 doubles) each lie in
- * another page, too short for the hardware prefetcher to follow;
- * measured (bench_tran, 2 ranks, 15 calls, 3 alternating runs, CI
- * machine), the local copy of pdtran 4000 x 4000 on 1 x 2 took 1.9-3.2
- * ms with it against 2.4-3.7 without, the whole call 7.6-8.7 against
- * 8.6-11.0 ms.  Not in the kernels with arithmetic
- * (xform_tkern_tmpl.h), which lost with it: pdtran alpha 2 beta 3
- * 9.6-10.3 -> 10.7-11.2 ms, pdgeadd 'T' 8.4-8.6 -> 9.5-10.8.
- */
-#define CS_ENG_PREFETCH_AHEAD_MAX ((int64_t)4096)
-
-/* Ask for the bytes at p to be read into the cache, a request per line. */
-static inline void cs_eng_prefetch(const void *p, int64_t bytes)
-{
-    for (int64_t o = 0; o < bytes; o += 64) {
-        __builtin_prefetch((const char *)p + o, 0, 0);
-    }
-}
-
-/* Targets (bytes written on this rank in one execution) from which plain
- * copies stream; measured on the CI machine (32 MiB L3 per CCD). */
-#define CS_ENG_STREAM_MIN_BYTES ((int64_t)32 << 20)
-
-/*
- * Bytes of each target column that a transpose kernel writes per visit:
- * the register kernels walk strips of source rows left to right, so each
- * visit writes this many bytes into each of the strip's target columns.
- * One cache line, unless the distance between target columns is a
- * multiple of 512 bytes (a leading dimension such as 1024, 2048 or 4096
- * doubles), where consecutive columns fall on at most 8 offsets modulo
- * 4 KiB, the same cache sets and memory banks: then four.  RATIONALE,
- * measured (one process, CI machine, GB/s read + written, one line per
- * visit -> four): 2048 x 2048 doubles with streaming stores, target ld
- * 2048 or 4096 10-11 -> 19-22, ld 2304 (2 KiB mod 4 KiB) 11.6 -> 32.8,
- * ld 2176 (1 KiB) 11.7 -> 30.8, ld 2112 (512 B) 21.9 -> 35.9, but ld 2080
- * (256 B) 36.0 -> 34.0 and ld 2000 52.7 -> 40.4; 1024 x 1024 with normal
- * stores (in cache), ld 1024 9.0 -> 27.1, ld 1280 11.3 -> 42.2.
- */
-static inline int64_t cs_eng_strip_bytes(int64_t dcs_bytes)
-{
-    return dcs_bytes % 512 == 0 ? 256 : 64;
-}
-
 /* ------------------------------------------------------------ workspace */
 
 /* A buffer of at least bytes bytes, kept between calls; NULL on failure. */
 void *cs_eng_workspace_get(size_t bytes);
 
-/* Bytes of the request arrays a reserved plan holds (exchange.c). */
-int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan);
+/* Bytes the workspace holds after cs_eng_workspace_get(bytes) grew it
+ * (its headroom, and whole huge pages for large buffers).  Local. */
+size_t cs_eng_workspace_bytes_for(size_t bytes);
 
 #endif /* CS_ENGINE_ENGINE_INT_H */

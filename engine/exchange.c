@@ -1,16 +1,18 @@
 /*
- * engine/exchange.c - executing a plan: post receives, pack and send each
- * package, copy local blocks directly, unpack packages as they arrive.
+ * engine/exchange.c - executing the plan of one exchange (cs_eng_exch_t,
+ * plan.c): post receives, pack and send each package, copy local blocks
+ * directly, unpack packages as they arrive.  A call cut into panels runs
+ * this once per panel (panels.c); this file knows nothing of panels.
  *
  * MPI is called from the calling thread only; OpenMP threads only copy.
  * Everything that can fail locally (buffers, request arrays) is obtained by
- * cs_eng_plan_reserve() before the first message, so the shim can agree on
- * it collectively; after that an MPI error aborts (no partial fallback).
+ * cs_eng_exch_reserve() before the first message, so the shim can agree on
+ * it collectively; after that an MPI error is fatal (cs_eng_fatal: no
+ * partial fallback).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/log.h"
 #include "engine/engine_int.h"
 
 #ifdef _OPENMP
@@ -38,7 +40,7 @@ static const int64_t cs_eng_default_max_msg = (int64_t)1 << 30;
  * 19 us; the former 128 KiB threshold lost below 512 KiB. */
 static const int64_t cs_eng_par_min_bytes = (int64_t)1 << 19;
 
-static int64_t max_msg(const cs_eng_exec_opts_t *opts)
+int64_t cs_eng_exch_chunk(const cs_eng_exec_opts_t *opts)
 {
     /* never above the default: each chunk's count must fit an int */
     return opts && opts->max_msg_bytes > 0 &&
@@ -87,8 +89,7 @@ static void check_mpi(int rc, const char *what)
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(rc, msg, &len);
-        cs_log_error("%s failed during a redistribution: %s", what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        cs_eng_fatal("%s failed during a redistribution: %s", what, msg);
     }
 }
 
@@ -142,7 +143,7 @@ typedef enum { DIR_PACK, DIR_UNPACK, DIR_LOCAL } dir_t;
  * CS_ENG_POLL_BYTES, which also unpacks any package that has arrived.
  */
 typedef struct {
-    cs_eng_plan_t *plan;
+    cs_eng_exch_t *plan;
     int nrecvreq;       /* receive request slots (first in plan->reqs) */
     int expected;       /* receive requests posted so far (a message that
                          * may come in pieces posts them once its first
@@ -162,7 +163,7 @@ typedef struct {
 
 static const int64_t cs_eng_poll_bytes = (int64_t)1 << 19;
 
-static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
+static void copy_peer(const cs_eng_exch_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int64_t off, int threads,
                       int stream, progress_t *pg);
@@ -173,7 +174,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
  * into B (plan.c, messages.c), where a signal cannot stand for it (and
  * where the shared buffer would save no copy).  The same on every rank.
  */
-static int shm_kind(const cs_eng_plan_t *plan)
+static int shm_kind(const cs_eng_exch_t *plan)
 {
     return plan->op.trans || !cs_eng_xform_plain(&plan->xf);
 }
@@ -190,7 +191,7 @@ static int64_t shm_threshold(int64_t min_bytes)
 /* The message of pe's package when the package may wait in the shared
  * send buffer (one message of min..chunk bytes, nothing direct); NULL
  * otherwise. */
-static const cs_eng_msg_t *shm_message(const cs_eng_plan_t *plan,
+static const cs_eng_msg_t *shm_message(const cs_eng_exch_t *plan,
                                        const cs_eng_peer_t *pe,
                                        const cs_eng_msg_t *msgs, int64_t min,
                                        int64_t chunk)
@@ -212,17 +213,17 @@ static const cs_eng_msg_t *shm_message(const cs_eng_plan_t *plan,
  * CS_ENG_SHM_MIN_FLOOR bytes and would travel as one message, or as
  * pieces larger than a signal (cs_eng_msg_piece).
  */
-static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg);
+static void unpack_peer_now(cs_eng_exch_t *plan, int p, progress_t *pg);
 
 /* unpack_peer_now, timed */
-static void unpack_peer(cs_eng_plan_t *plan, int p, progress_t *pg)
+static void unpack_peer(cs_eng_exch_t *plan, int p, progress_t *pg)
 {
     double t0 = MPI_Wtime();
     unpack_peer_now(plan, p, pg);
     pg->t_unpack += MPI_Wtime() - t0;
 }
 
-static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
+static void unpack_peer_now(cs_eng_exch_t *plan, int p, progress_t *pg)
 {
     const cs_eng_peer_t *pe = &plan->recv[p];
     const cs_eng_msg_t *mg = shm_message(plan, pe, plan->recv_msg,
@@ -233,9 +234,8 @@ static void unpack_peer_now(cs_eng_plan_t *plan, int p, progress_t *pg)
             memcpy(sig, pg->rbuf + pe->buf_off + mg->buf, sizeof(sig));
             char *base = cs_eng_shm_peer(pg->comm, pe->peer);
             if (sig[0] != cs_eng_shm_magic || !base) {
-                cs_log_error("a shared-buffer signal from rank %d that this "
-                             "rank cannot read", pe->peer);
-                MPI_Abort(MPI_COMM_WORLD, 1);
+                cs_eng_fatal("a shared-buffer signal from rank %d that "
+                             "this rank cannot read", pe->peer);
             }
             cs_eng_shm_sync();
             copy_peer(plan, pe, plan->recv_combo, DIR_UNPACK, pg->a, pg->b,
@@ -268,7 +268,7 @@ static char *recv_dst(const cs_eng_peer_t *pe, const cs_eng_msg_t *mg,
  * With overlap, unpacks the package once all of it is in; otherwise the
  * caller unpacks at the end.
  */
-static void recv_done(cs_eng_plan_t *plan, int idx, const MPI_Status *st,
+static void recv_done(cs_eng_exch_t *plan, int idx, const MPI_Status *st,
                       progress_t *pg)
 {
     int p = plan->req_peer[idx];
@@ -304,7 +304,7 @@ static void progress_poll(progress_t *pg)
         return;
     }
     pg->since = 0;
-    cs_eng_plan_t *plan = pg->plan;
+    cs_eng_exch_t *plan = pg->plan;
     int out = 0;
     check_mpi(test_some(pg->nrecvreq, plan->reqs, &out, plan->test_idx,
                         plan->statuses),
@@ -339,7 +339,7 @@ static void poll_bytes(void *ctx, int64_t bytes)
  * 13.5 -> 18.8 ms, a = 2, b = 3 15.2 -> 21 ms, only the 2 x 1 grid gained
  * (16.8 -> 15.1 ms).
  */
-static void copy_combo(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+static void copy_combo(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                        dir_t dir, const char *a, char *b, char *pkg,
                        int threads, progress_t *pg)
 {
@@ -468,7 +468,7 @@ static void prefetch_pieces(const char *acol, const cs_eng_run_t *irun,
  */
 #define CS_ENG_PACK_STREAM_MAX ((int64_t)512 << 10)
 #define CS_ENG_PACK_STREAM_MIN ((int64_t)CS_ENG_PIECE_MAX + 1)
-static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+static void pack_columns(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                          const char *a, char *pkg, int stream, progress_t *pg)
 {
     const cs_eng_overlay_t *ro = &plan->rows, *co = &plan->cols;
@@ -515,7 +515,7 @@ static void pack_columns(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
 
 /* 1 if pack_columns may pack pe's package with streaming stores (when
  * the plan's pack_choice allows it). */
-static int pack_may_stream(const cs_eng_plan_t *plan,
+static int pack_may_stream(const cs_eng_exch_t *plan,
                            const cs_eng_peer_t *pe, int threads)
 {
     return pe->zc_off < 0 && !plan->compact &&
@@ -526,7 +526,7 @@ static int pack_may_stream(const cs_eng_plan_t *plan,
 
 /* buf + off: the package of pe (unused when it travels directly); stream:
  * packing may use streaming stores (pack_may_stream) */
-static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
+static void copy_peer(const cs_eng_exch_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, dir_t dir, const char *a,
                       char *b, char *buf, int64_t off, int threads,
                       int stream, progress_t *pg)
@@ -555,7 +555,7 @@ static void copy_peer(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
 
 /* Requests (message chunks) the plan's execution posts with messages of
  * at most chunk bytes. */
-static int64_t plan_requests(const cs_eng_plan_t *plan, int64_t chunk)
+static int64_t plan_requests(const cs_eng_exch_t *plan, int64_t chunk)
 {
     int64_t nreq = 0;
     for (int p = 0; p < plan->nsend; p++) {
@@ -567,116 +567,29 @@ static int64_t plan_requests(const cs_eng_plan_t *plan, int64_t chunk)
     return nreq;
 }
 
-/* Bytes of the request arrays for nreq requests (as reserve allocates). */
-static int64_t request_bytes(const cs_eng_plan_t *plan, int64_t nreq)
-{
-    int64_t n = nreq + 1, npeer = plan->nsend + plan->nrecv + 1;
-    return n * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int) +
-                         sizeof(MPI_Status) + sizeof(int64_t)) +
-           (plan->nrecv + 1) * (int64_t)(sizeof(int64_t) + sizeof(int)) +
-           npeer * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t));
-}
-
-/* Bytes of request arrays that reserving plan (every panel of a cut
- * one) would allocate. */
-static int64_t requests_need(const cs_eng_plan_t *plan,
-                             const cs_eng_exec_opts_t *opts)
-{
-    int64_t bytes = 0;
-    for (int i = 0; i < plan->npanel; i++) {
-        bytes += requests_need(plan->panel[i], opts);
-    }
-    if (plan->npanel > 0) {
-        return bytes;
-    }
-    int64_t nreq = plan_requests(plan, max_msg(opts));
-    return !plan->reqs || nreq > plan->nreq_cap ? request_bytes(plan, nreq)
-                                                : 0;
-}
-
-int64_t cs_eng_plan_reserve_bytes(const cs_eng_plan_t *plan,
+int64_t cs_eng_exch_requests_need(const cs_eng_exch_t *plan,
                                   const cs_eng_exec_opts_t *opts)
 {
-    int64_t bytes = requests_need(plan, opts);
-    /* the panels of a cut plan take turns in one workspace */
-    int64_t ws = cs_eng_plan_workspace_bytes(plan);
-    int64_t held = (int64_t)cs_eng_workspace_size();
-    if (ws > held) {
-        bytes += ws + ws / 8; /* cs_eng_workspace_get's headroom */
-    }
-    return bytes;
+    int64_t nreq = plan_requests(plan, cs_eng_exch_chunk(opts));
+    return !plan->reqs || nreq > plan->nreq_cap
+               ? cs_eng_exch_requests_bytes(plan, nreq)
+               : 0;
 }
 
-int64_t cs_eng_plan_requests_bytes(const cs_eng_plan_t *plan)
-{
-    return plan->reqs ? request_bytes(plan, plan->nreq_cap) : 0;
-}
-
-/* cs_eng_plan_reserve() of a cut plan: every panel (the largest first,
- * so that the workspace is grown once). */
-static cs_status_t reserve_panels(cs_eng_plan_t *plan,
-                                  const cs_eng_exec_opts_t *opts)
-{
-    int64_t ws = cs_eng_plan_workspace_bytes(plan);
-    if (ws > 0 && !cs_eng_workspace_get((size_t)ws)) {
-        return CS_ERR_NOMEM;
-    }
-    for (int i = 0; i < plan->npanel; i++) {
-        cs_status_t st = cs_eng_plan_reserve(plan->panel[i], opts);
-        if (st != CS_OK) {
-            return st;
-        }
-    }
-    plan->reserved = 1;
-    plan->chunk = max_msg(opts);
-    return CS_OK;
-}
-
-cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
+cs_status_t cs_eng_exch_reserve(cs_eng_exch_t *plan,
                                 const cs_eng_exec_opts_t *opts)
 {
-    if (plan->npanel > 0) {
-        return reserve_panels(plan, opts);
-    }
-    int64_t chunk = max_msg(opts);
+    int64_t chunk = cs_eng_exch_chunk(opts);
     int64_t nreq = plan_requests(plan, chunk);
     if (nreq > INT32_MAX) {
         return CS_ERR_LIMIT;
     }
-    /* the per-peer arrays are needed even when no message travels */
-    if (!plan->reqs || nreq > plan->nreq_cap) {
-        free(plan->reqs);
-        free(plan->req_peer);
-        free(plan->remaining);
-        free(plan->test_idx);
-        free(plan->statuses);
-        free(plan->done_reqs);
-        free(plan->sig);
-        free(plan->req_head);
-        free(plan->rx_signal);
-        plan->nreq_cap = 0;
-        size_t npeer = (size_t)plan->nsend + (size_t)plan->nrecv + 1;
-        size_t n = (size_t)nreq + 1;
-        plan->reqs = malloc(n * sizeof(*plan->reqs));
-        plan->req_peer = malloc(n * sizeof(*plan->req_peer));
-        plan->test_idx = malloc(n * sizeof(*plan->test_idx));
-        plan->statuses = malloc(n * sizeof(*plan->statuses));
-        plan->remaining =
-            malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
-        plan->done_reqs = malloc(npeer * sizeof(*plan->done_reqs));
-        plan->sig = malloc(2 * npeer * sizeof(*plan->sig));
-        plan->req_head = malloc(n * sizeof(*plan->req_head));
-        plan->rx_signal =
-            malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->rx_signal));
-        if (!plan->reqs || !plan->req_peer || !plan->remaining ||
-            !plan->test_idx || !plan->statuses || !plan->done_reqs ||
-            !plan->sig || !plan->req_head || !plan->rx_signal) {
-            return CS_ERR_NOMEM;
-        }
-        plan->nreq_cap = nreq;
+    cs_status_t st = cs_eng_exch_requests_alloc(plan, nreq);
+    if (st != CS_OK) {
+        return st;
     }
     plan->chunk = chunk;
-    int64_t ws = plan->send_ws + plan->recv_ws;
+    int64_t ws = cs_eng_exch_workspace_bytes(plan);
     if (ws > 0 && !cs_eng_workspace_get((size_t)ws)) {
         return CS_ERR_NOMEM;
     }
@@ -684,56 +597,11 @@ cs_status_t cs_eng_plan_reserve(cs_eng_plan_t *plan,
     return CS_OK;
 }
 
-/* cs_eng_plan_execute() of a cut plan: its panels in turn, statistics
- * summed. */
-static cs_status_t execute_panels(cs_eng_plan_t *plan, const void *a_base,
-                                  void *b_base, MPI_Comm comm,
-                                  const cs_eng_exec_opts_t *opts,
-                                  cs_eng_stats_t *stats_p)
-{
-    if (!plan->reserved || plan->chunk != max_msg(opts)) {
-        cs_status_t st = reserve_panels(plan, opts);
-        if (st != CS_OK) {
-            return st;
-        }
-    }
-    cs_eng_stats_t sum = {0};
-    for (int i = 0; i < plan->npanel; i++) {
-        cs_eng_stats_t v = {0};
-        cs_status_t st = cs_eng_plan_execute(plan->panel[i], a_base, b_base,
-                                             comm, opts, &v);
-        if (st != CS_OK) {
-            /* cannot happen: every panel was reserved above */
-            cs_log_error("panel %d of %d could not be executed (%s)", i,
-                         plan->npanel, cs_status_str(st));
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        sum.bytes_sent += v.bytes_sent;
-        sum.bytes_recv += v.bytes_recv;
-        sum.bytes_self += v.bytes_self;
-        sum.bytes_sent_near += v.bytes_sent_near;
-        sum.msgs_sent += v.msgs_sent;
-        sum.msgs_recv += v.msgs_recv;
-        sum.threads = v.threads;
-        sum.t_pack += v.t_pack;
-        sum.t_local += v.t_local;
-        sum.t_unpack += v.t_unpack;
-        sum.t_transfer += v.t_transfer;
-    }
-    if (stats_p) {
-        *stats_p = sum;
-    }
-    return CS_OK;
-}
-
-cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
+cs_status_t cs_eng_exch_execute(cs_eng_exch_t *plan, const void *a_base,
                                 void *b_base, MPI_Comm comm,
                                 const cs_eng_exec_opts_t *opts,
                                 cs_eng_stats_t *stats_p)
 {
-    if (plan->npanel > 0) {
-        return execute_panels(plan, a_base, b_base, comm, opts, stats_p);
-    }
     int threads = opts && opts->threads > 1 ? opts->threads : 1;
 #ifdef _OPENMP
     if (omp_in_parallel()) {
@@ -743,8 +611,8 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     threads = 1;
 #endif
     int overlap = opts ? opts->overlap : 1;
-    if (!plan->reserved || plan->chunk != max_msg(opts)) {
-        cs_status_t st = cs_eng_plan_reserve(plan, opts);
+    if (!plan->reserved || plan->chunk != cs_eng_exch_chunk(opts)) {
+        cs_status_t st = cs_eng_exch_reserve(plan, opts);
         if (st != CS_OK) {
             return st;
         }
@@ -917,19 +785,11 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
     return CS_OK;
 }
 
-int64_t cs_eng_plan_shm_bytes(const cs_eng_plan_t *plan, int64_t min_bytes)
+int64_t cs_eng_exch_shm_bytes(const cs_eng_exch_t *plan, int64_t min_bytes)
 {
     min_bytes = shm_threshold(min_bytes);
     if (min_bytes <= 0) {
         return 0;
-    }
-    int64_t most = 0;
-    for (int i = 0; i < plan->npanel; i++) {
-        int64_t b = cs_eng_plan_shm_bytes(plan->panel[i], min_bytes);
-        most = b > most ? b : most;
-    }
-    if (plan->npanel > 0) {
-        return most;
     }
     for (int p = 0; p < plan->nsend; p++) {
         if (shm_message(plan, &plan->send[p], plan->send_msg, min_bytes,

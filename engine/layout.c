@@ -8,16 +8,6 @@
  */
 #include "engine/engine_int.h"
 
-static int64_t max64(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
 const char *cs_status_str(cs_status_t status)
 {
     static const char *const str[] = {
@@ -83,14 +73,14 @@ void cs_eng_dist_normalize(const cs_eng_dist_t *in, cs_eng_dist_t *out_p)
             /* RATIONALE: one coordinate (or one block) means local index ==
              * global index, whatever the block size; a single block keeps
              * the overlay and the copies as coarse as possible. */
-            int64_t b = max64(in->n, 1);
+            int64_t b = cs_eng_max64(in->n, 1);
             out_p->nb = b;
             out_p->first = b;
         }
     }
 }
 
-int64_t cs_eng_dist_nblocks(const cs_eng_dist_t *d)
+static int64_t dist_nblocks(const cs_eng_dist_t *d)
 {
     if (d->kind == CS_ENG_DIST_EXPLICIT) {
         return d->nblk;
@@ -135,7 +125,7 @@ int64_t cs_eng_dist_block_end(const cs_eng_dist_t *d, int64_t k)
     if (d->kind == CS_ENG_DIST_EXPLICIT) {
         return d->splits[k + 1];
     }
-    return min64(d->first + k * d->nb, d->n);
+    return cs_eng_min64(d->first + k * d->nb, d->n);
 }
 
 int cs_eng_dist_proc(const cs_eng_dist_t *d, int64_t k)
@@ -165,7 +155,7 @@ int64_t cs_eng_dist_local_size(const cs_eng_dist_t *din, int p)
 {
     cs_eng_dist_t d;
     cs_eng_dist_normalize(din, &d);
-    int64_t nblk = cs_eng_dist_nblocks(&d);
+    int64_t nblk = dist_nblocks(&d);
     if (d.kind == CS_ENG_DIST_EXPLICIT) {
         int64_t s = 0;
         for (int64_t k = 0; k < nblk; k++) {

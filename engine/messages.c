@@ -36,7 +36,7 @@
 #define CS_ENG_MSG_MIN_BYTES ((int64_t)256 << 10)
 
 /* 1 if packages of this plan may be cut (the same answer on every rank). */
-static int cuttable(const cs_eng_plan_t *plan)
+static int cuttable(const cs_eng_exch_t *plan)
 {
     return !plan->op.trans && cs_eng_xform_plain(&plan->xf);
 }
@@ -44,7 +44,7 @@ static int cuttable(const cs_eng_plan_t *plan)
 /* The pieces of the package of pe, in package order, into out (NULL:
  * count only); returns their number.  One piece per cut run (the part of a
  * column group inside one B block) of each block. */
-static int64_t pieces(const cs_eng_plan_t *plan, const cs_eng_peer_t *pe,
+static int64_t pieces(const cs_eng_exch_t *plan, const cs_eng_peer_t *pe,
                       const cs_eng_combo_t *combos, cs_eng_msg_t *out)
 {
     int64_t n = 0, es = (int64_t)plan->op.esize;
@@ -77,7 +77,7 @@ static int64_t run_off(const cs_eng_run_t *r, int side)
  * array's local rows, in one run, and each piece lies in one run of its
  * columns (for B always: a piece is inside one B block).
  */
-static void mark_direct(const cs_eng_plan_t *plan, int side,
+static void mark_direct(const cs_eng_exch_t *plan, int side,
                         const cs_eng_peer_t *pe, cs_eng_combo_t *combos,
                         cs_eng_msg_t *msg)
 {
@@ -124,7 +124,7 @@ static void mark_direct(const cs_eng_plan_t *plan, int side,
  * bytes needed.  RATIONALE: a buffer sized for whole packages would be
  * mapped and faulted in on the first call for nothing (a 4000 x 4000
  * pdgemr2d 36 -> 128 on 1 x 2 sends and receives everything directly). */
-static int64_t place(const cs_eng_plan_t *plan, int npeer,
+static int64_t place(const cs_eng_exch_t *plan, int npeer,
                      cs_eng_peer_t *peer, cs_eng_combo_t *combos,
                      cs_eng_msg_t *msg)
 {
@@ -161,7 +161,7 @@ static int64_t place(const cs_eng_plan_t *plan, int npeer,
 }
 
 /* The messages of every peer of one direction into *msg_p. */
-static cs_status_t cut(const cs_eng_plan_t *plan, int npeer,
+static cs_status_t cut(const cs_eng_exch_t *plan, int npeer,
                        cs_eng_peer_t *peer, cs_eng_combo_t *combos,
                        int receiving, cs_eng_msg_t **msg_p, int64_t *ws_p)
 {
@@ -198,7 +198,7 @@ static cs_status_t cut(const cs_eng_plan_t *plan, int npeer,
     return CS_OK;
 }
 
-cs_status_t cs_eng_plan_messages(cs_eng_plan_t *plan)
+cs_status_t cs_eng_exch_messages(cs_eng_exch_t *plan)
 {
     cs_status_t st = cut(plan, plan->nsend, plan->send, plan->send_combo, 0,
                          &plan->send_msg, &plan->send_ws);

@@ -20,11 +20,6 @@
 
 #include "engine/engine_int.h"
 
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
 void cs_eng_overlay_free(cs_eng_overlay_t *ov)
 {
     free(ov->seg);
@@ -117,7 +112,7 @@ cs_status_t cs_eng_overlay_build(const cs_eng_dist_t *da, int64_t oa,
     int64_t enda = cs_eng_dist_block_end(da, ka) - oa;
     int64_t endb = cs_eng_dist_block_end(db, kb) - ob;
     for (int64_t x = 0; x < len;) {
-        int64_t e = min64(min64(enda, endb), len);
+        int64_t e = cs_eng_min64(cs_eng_min64(enda, endb), len);
         cs_eng_seg_t *s = &ov.seg[ov.nseg++];
         s->start = x;
         s->len = e - x;

@@ -14,6 +14,9 @@
  * send buffer, trapezoids) as it is; a panel is one more exchange, whose
  * packing, transfer and unpacking overlap as in any call.
  *
+ * The panels of a call are plans of one exchange each (plan.c), executed
+ * in turn (exchange.c); nothing there knows of panels.
+ *
  * Every rank must cut alike, without communicating: the cut is computed
  * from global information only (the layouts' distributions and grids, op
  * and the bound), never from this rank's storage.  What a rank could need
@@ -323,33 +326,30 @@ int64_t cs_eng_ws_auto(const cs_eng_layout_t *a, const cs_eng_layout_t *b)
                                      : ws;
 }
 
-cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
-                                       const cs_eng_layout_t *b,
-                                       const cs_eng_op_t *op, int me,
-                                       int64_t ws_max,
-                                       cs_eng_plan_t **plan_p)
+cs_status_t cs_eng_panels_create(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_op_t *op, int me,
+                                 int64_t ws_max, cs_eng_panels_t **p_p)
 {
+    *p_p = NULL;
     if (ws_max == 0 || !cs_eng_op_ok(a, b, op) || op->m == 0 || op->n == 0) {
-        return cs_eng_plan_create(a, b, op, me, plan_p);
+        return CS_OK;
     }
     cs_eng_xform_t xf;
     cs_eng_xform_init(op, &xf);
     if (xf.mode == CS_XM_ZERO || xf.mode == CS_XM_BSCALE ||
         xf.mode == CS_XM_NOP) {
-        return cs_eng_plan_create(a, b, op, me, plan_p); /* nothing sent */
+        return CS_OK; /* nothing sent */
     }
     int64_t ws = ws_max > 0 ? ws_max : cs_eng_ws_auto(a, b);
     int64_t quick = quick_bytes(a, b, op);
     if (quick >= 0 && quick <= ws) {
-        return cs_eng_plan_create(a, b, op, me, plan_p);
+        return CS_OK;
     }
     int64_t need = 0;
     cs_status_t st = busiest_bytes(a, b, op, &need);
-    if (st != CS_OK) {
+    if (st != CS_OK || need <= ws) {
         return st;
-    }
-    if (need <= ws) {
-        return cs_eng_plan_create(a, b, op, me, plan_p);
     }
     int cols = op->n >= op->m;
     int64_t *c = NULL;
@@ -358,23 +358,20 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
     if (st != CS_OK) {
         return st;
     }
-    cs_eng_plan_t *plan = calloc(1, sizeof(*plan));
-    cs_eng_plan_t **panel = calloc((size_t)n, sizeof(*panel));
-    if (!plan || !panel) {
-        free(plan);
+    cs_eng_panels_t *p = calloc(1, sizeof(*p));
+    cs_eng_exch_t **panel = calloc((size_t)n, sizeof(*panel));
+    if (!p || !panel) {
+        free(p);
         free(panel);
         free(c);
         return CS_ERR_NOMEM;
     }
-    plan->op = *op;
-    plan->me = me;
-    plan->xf = xf;
-    plan->panel = panel;
-    plan->npanel = n;
+    p->panel = panel;
+    p->n = n;
     int64_t target = 0, sent = 0;
     for (int i = 0; i < n && st == CS_OK; i++) {
-        cs_eng_op_t p = panel_op(op, cols, c[i], c[i + 1]);
-        st = cs_eng_plan_create(a, b, &p, me, &panel[i]);
+        cs_eng_op_t po = panel_op(op, cols, c[i], c[i + 1]);
+        st = cs_eng_exch_create(a, b, &po, me, &panel[i]);
         if (st == CS_OK) {
             cs_eng_xform_t *x = &panel[i]->xf;
             x->halo_mn = xf.halo_mn;
@@ -386,7 +383,7 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
     }
     free(c);
     if (st != CS_OK) {
-        cs_eng_plan_destroy(plan);
+        cs_eng_panels_destroy(p);
         return st;
     }
     /* non-temporal stores as the whole call would choose them (plan.c):
@@ -395,11 +392,134 @@ cs_status_t cs_eng_plan_create_bounded(const cs_eng_layout_t *a,
         panel[i]->xf.stream = target >= CS_ENG_STREAM_MIN_BYTES;
         panel[i]->pack_xf.stream = sent >= CS_ENG_STREAM_MIN_BYTES;
     }
-    *plan_p = plan;
+    *p_p = p;
     return CS_OK;
 }
 
-int cs_eng_plan_panels(const cs_eng_plan_t *plan)
+void cs_eng_panels_destroy(cs_eng_panels_t *p)
 {
-    return plan->npanel > 0 ? plan->npanel : 1;
+    if (!p) {
+        return;
+    }
+    for (int i = 0; i < p->n; i++) {
+        cs_eng_exch_destroy(p->panel[i]);
+    }
+    free(p->panel);
+    free(p);
+}
+
+int64_t cs_eng_panels_workspace_bytes(const cs_eng_panels_t *p)
+{
+    int64_t most = 0;
+    for (int i = 0; i < p->n; i++) {
+        most = cs_eng_max64(most, cs_eng_exch_workspace_bytes(p->panel[i]));
+    }
+    return most;
+}
+
+int64_t cs_eng_panels_heap_bytes(const cs_eng_panels_t *p)
+{
+    int64_t bytes = (int64_t)sizeof(*p) + p->n * (int64_t)sizeof(*p->panel);
+    for (int i = 0; i < p->n; i++) {
+        bytes += cs_eng_exch_heap_bytes(p->panel[i]);
+    }
+    return bytes;
+}
+
+void cs_eng_panels_volume(const cs_eng_panels_t *p, int64_t *sent_p,
+                          int64_t *recv_p, int64_t *self_p)
+{
+    *sent_p = *recv_p = *self_p = 0;
+    for (int i = 0; i < p->n; i++) {
+        *sent_p += p->panel[i]->send_bytes;
+        *recv_p += p->panel[i]->recv_bytes;
+        *self_p += p->panel[i]->self_bytes;
+    }
+}
+
+void cs_eng_panels_summary_add(const cs_eng_panels_t *p,
+                               cs_eng_summary_t *sum_p)
+{
+    for (int i = 0; i < p->n; i++) {
+        cs_eng_exch_summary_add(p->panel[i], sum_p);
+    }
+}
+
+int64_t cs_eng_panels_requests_need(const cs_eng_panels_t *p,
+                                    const cs_eng_exec_opts_t *opts)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < p->n; i++) {
+        bytes += cs_eng_exch_requests_need(p->panel[i], opts);
+    }
+    return bytes;
+}
+
+int64_t cs_eng_panels_shm_bytes(const cs_eng_panels_t *p, int64_t min_bytes)
+{
+    int64_t most = 0;
+    for (int i = 0; i < p->n; i++) {
+        most = cs_eng_max64(most,
+                            cs_eng_exch_shm_bytes(p->panel[i], min_bytes));
+    }
+    return most;
+}
+
+cs_status_t cs_eng_panels_reserve(cs_eng_panels_t *p,
+                                  const cs_eng_exec_opts_t *opts)
+{
+    /* the largest panel's buffers first, so that the workspace is grown
+     * once */
+    int64_t ws = cs_eng_panels_workspace_bytes(p);
+    if (ws > 0 && !cs_eng_workspace_get((size_t)ws)) {
+        return CS_ERR_NOMEM;
+    }
+    for (int i = 0; i < p->n; i++) {
+        cs_status_t st = cs_eng_exch_reserve(p->panel[i], opts);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
+    p->reserved = 1;
+    p->chunk = cs_eng_exch_chunk(opts);
+    return CS_OK;
+}
+
+cs_status_t cs_eng_panels_execute(cs_eng_panels_t *p, const void *a_base,
+                                  void *b_base, MPI_Comm comm,
+                                  const cs_eng_exec_opts_t *opts,
+                                  cs_eng_stats_t *stats_p)
+{
+    if (!p->reserved || p->chunk != cs_eng_exch_chunk(opts)) {
+        cs_status_t st = cs_eng_panels_reserve(p, opts);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
+    cs_eng_stats_t sum = {0};
+    for (int i = 0; i < p->n; i++) {
+        cs_eng_stats_t v = {0};
+        cs_status_t st = cs_eng_exch_execute(p->panel[i], a_base, b_base,
+                                             comm, opts, &v);
+        if (st != CS_OK) {
+            /* cannot happen: every panel was reserved above */
+            cs_eng_fatal("panel %d of %d could not be executed (%s)", i,
+                         p->n, cs_status_str(st));
+        }
+        sum.bytes_sent += v.bytes_sent;
+        sum.bytes_recv += v.bytes_recv;
+        sum.bytes_self += v.bytes_self;
+        sum.bytes_sent_near += v.bytes_sent_near;
+        sum.msgs_sent += v.msgs_sent;
+        sum.msgs_recv += v.msgs_recv;
+        sum.threads = v.threads;
+        sum.t_pack += v.t_pack;
+        sum.t_local += v.t_local;
+        sum.t_unpack += v.t_unpack;
+        sum.t_transfer += v.t_transfer;
+    }
+    if (stats_p) {
+        *stats_p = sum;
+    }
+    return CS_OK;
 }

@@ -1,6 +1,9 @@
 /*
  * engine/plan.c - from two layouts and an operation to the list of packages
- * this rank sends and receives and the blocks it copies locally.
+ * this rank sends and receives and the blocks it copies locally: the plan
+ * of one exchange (cs_eng_exch_t), which exchange.c executes and panels.c
+ * makes one of per panel.  This file owns the plan's memory, the request
+ * arrays its execution fills included.
  *
  * A package from rank s to rank d holds, for every grid cell (ra, ca) of A
  * owned by s and every cell (rb, cb) of B owned by d, the product of the row
@@ -13,7 +16,6 @@
  *
  * No MPI calls.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +70,7 @@ static int layout_ok(const cs_eng_layout_t *l)
 }
 
 /* Elements of the (rg, cg) block that travel (trapezoid.c). */
-static int64_t block_elems(const cs_eng_plan_t *plan, int64_t rg, int64_t cg)
+static int64_t block_elems(const cs_eng_exch_t *plan, int64_t rg, int64_t cg)
 {
     return cs_eng_block_elems(&plan->rows, &plan->cols, plan->compact,
                               &plan->xf, &plan->rows.group[rg],
@@ -76,7 +78,7 @@ static int64_t block_elems(const cs_eng_plan_t *plan, int64_t rg, int64_t cg)
 }
 
 /* Turn sorted tuples into peers and combos with byte offsets. */
-static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
+static cs_status_t tuples_to_peers(const cs_eng_exch_t *plan,
                                    const tuple_vec_t *tv, int *npeer_p,
                                    cs_eng_peer_t **peer_p,
                                    cs_eng_combo_t **combo_p,
@@ -128,7 +130,7 @@ static cs_status_t tuples_to_peers(const cs_eng_plan_t *plan,
  * of the array (or a single column).  Receiving directly is only possible
  * when unpacking would be a plain copy in the same orientation.
  */
-static int64_t zero_copy_offset(const cs_eng_plan_t *plan,
+static int64_t zero_copy_offset(const cs_eng_exch_t *plan,
                                 const cs_eng_peer_t *pe,
                                 const cs_eng_combo_t *combos, int side)
 {
@@ -166,7 +168,7 @@ int cs_eng_a_owner(const cs_eng_layout_t *a, int trans,
                  : a->grid[rg->pa * a->npcol + cg->pa];
 }
 
-static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
+static cs_status_t collect(cs_eng_exch_t *plan, const cs_eng_layout_t *a,
                            const cs_eng_layout_t *b, int me,
                            tuple_vec_t *send, tuple_vec_t *recv,
                            tuple_vec_t *local)
@@ -236,7 +238,7 @@ static cs_status_t collect(cs_eng_plan_t *plan, const cs_eng_layout_t *a,
  * the groups whose A or B coordinate is one of this rank's, which is all
  * collect() and execution look at.  O(P) to read the grid tables.
  */
-static cs_status_t keep_own_groups(cs_eng_plan_t *plan,
+static cs_status_t keep_own_groups(cs_eng_exch_t *plan,
                                    const cs_eng_layout_t *a,
                                    const cs_eng_layout_t *b, int me)
 {
@@ -348,7 +350,7 @@ static int send_order_cmp(const void *x, const void *y)
  * rest), equal ones starting after this rank and wrapping around (so that
  * not every rank sends to the same peer first).
  */
-static cs_status_t order_sends(cs_eng_plan_t *plan)
+static cs_status_t order_sends(cs_eng_exch_t *plan)
 {
     send_key_t *k = malloc(((size_t)plan->nsend + 1) * sizeof(*k));
     plan->send_order = malloc(((size_t)plan->nsend + 1) * sizeof(int));
@@ -369,15 +371,15 @@ static cs_status_t order_sends(cs_eng_plan_t *plan)
     return CS_OK;
 }
 
-cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
+cs_status_t cs_eng_exch_create(const cs_eng_layout_t *a,
                                const cs_eng_layout_t *b,
                                const cs_eng_op_t *op, int me,
-                               cs_eng_plan_t **plan_p)
+                               cs_eng_exch_t **plan_p)
 {
     if (!op_ok(a, b, op)) {
         return CS_ERR_BAD_DESC;
     }
-    cs_eng_plan_t *plan = calloc(1, sizeof(*plan));
+    cs_eng_exch_t *plan = calloc(1, sizeof(*plan));
     if (!plan) {
         return CS_ERR_NOMEM;
     }
@@ -443,7 +445,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
                                                 CS_ENG_SIDE_B);
     }
     if (st == CS_OK) {
-        st = cs_eng_plan_messages(plan);
+        st = cs_eng_exch_messages(plan);
     }
     if (st == CS_OK) {
         plan->nlocal = local.n;
@@ -463,7 +465,7 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     free(recv.v);
     free(local.v);
     if (st != CS_OK) {
-        cs_eng_plan_destroy(plan);
+        cs_eng_exch_destroy(plan);
         return st;
     }
     /* Plain copies into targets much larger than the caches stream past
@@ -476,16 +478,6 @@ cs_status_t cs_eng_plan_create(const cs_eng_layout_t *a,
     return CS_OK;
 }
 
-int64_t cs_eng_plan_workspace_bytes(const cs_eng_plan_t *plan)
-{
-    int64_t most = plan->send_ws + plan->recv_ws;
-    for (int i = 0; i < plan->npanel; i++) {
-        int64_t w = cs_eng_plan_workspace_bytes(plan->panel[i]);
-        most = w > most ? w : most;
-    }
-    return most;
-}
-
 static int64_t overlay_bytes(const cs_eng_overlay_t *ov)
 {
     int64_t b = (ov->seg ? ov->nseg * (int64_t)sizeof(*ov->seg) : 0) +
@@ -496,7 +488,7 @@ static int64_t overlay_bytes(const cs_eng_overlay_t *ov)
     return b;
 }
 
-int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan)
+int64_t cs_eng_exch_heap_bytes(const cs_eng_exch_t *plan)
 {
     int64_t combos = plan->nlocal, msgs = 0;
     for (int p = 0; p < plan->nsend; p++) {
@@ -507,43 +499,84 @@ int64_t cs_eng_plan_heap_bytes(const cs_eng_plan_t *plan)
         combos += plan->recv[p].count;
         msgs += plan->recv[p].msg_count;
     }
-    int64_t panels = plan->npanel * (int64_t)sizeof(*plan->panel);
-    for (int i = 0; i < plan->npanel; i++) {
-        panels += cs_eng_plan_heap_bytes(plan->panel[i]);
-    }
-    return panels + (int64_t)sizeof(*plan) + overlay_bytes(&plan->rows) +
+    return (int64_t)sizeof(*plan) + overlay_bytes(&plan->rows) +
            overlay_bytes(&plan->cols) +
            ((int64_t)plan->nsend + plan->nrecv + 2) *
                (int64_t)(sizeof(cs_eng_peer_t) + sizeof(int)) +
            combos * (int64_t)sizeof(cs_eng_combo_t) +
            msgs * (int64_t)sizeof(cs_eng_msg_t) +
-           cs_eng_plan_requests_bytes(plan);
+           (plan->reqs ? cs_eng_exch_requests_bytes(plan, plan->nreq_cap)
+                       : 0);
 }
 
-void cs_eng_plan_volume(const cs_eng_plan_t *plan, int64_t *sent_p,
-                        int64_t *recv_p, int64_t *self_p)
+/* Free the request arrays (cs_eng_exch_requests_alloc). */
+static void requests_free(cs_eng_exch_t *plan)
 {
-    *sent_p = plan->send_bytes;
-    *recv_p = plan->recv_bytes;
-    *self_p = plan->self_bytes;
-    for (int i = 0; i < plan->npanel; i++) {
-        int64_t s, r, l;
-        cs_eng_plan_volume(plan->panel[i], &s, &r, &l);
-        *sent_p += s;
-        *recv_p += r;
-        *self_p += l;
-    }
+    free(plan->reqs);
+    free(plan->req_peer);
+    free(plan->remaining);
+    free(plan->test_idx);
+    free(plan->statuses);
+    free(plan->done_reqs);
+    free(plan->sig);
+    free(plan->req_head);
+    free(plan->rx_signal);
+    plan->reqs = NULL;
+    plan->req_peer = NULL;
+    plan->remaining = NULL;
+    plan->test_idx = NULL;
+    plan->statuses = NULL;
+    plan->done_reqs = NULL;
+    plan->sig = NULL;
+    plan->req_head = NULL;
+    plan->rx_signal = NULL;
+    plan->nreq_cap = 0;
 }
 
-void cs_eng_plan_destroy(cs_eng_plan_t *plan)
+int64_t cs_eng_exch_requests_bytes(const cs_eng_exch_t *plan, int64_t nreq)
+{
+    int64_t n = nreq + 1, npeer = plan->nsend + plan->nrecv + 1;
+    return n * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int) +
+                         sizeof(MPI_Status) + sizeof(int64_t)) +
+           (plan->nrecv + 1) * (int64_t)(sizeof(int64_t) + sizeof(int)) +
+           npeer * (int64_t)(sizeof(MPI_Request) + 2 * sizeof(int64_t));
+}
+
+cs_status_t cs_eng_exch_requests_alloc(cs_eng_exch_t *plan, int64_t nreq)
+{
+    /* the per-peer arrays are needed even when no message travels */
+    if (plan->reqs && nreq <= plan->nreq_cap) {
+        return CS_OK;
+    }
+    requests_free(plan);
+    size_t npeer = (size_t)plan->nsend + (size_t)plan->nrecv + 1;
+    size_t n = (size_t)nreq + 1;
+    plan->reqs = malloc(n * sizeof(*plan->reqs));
+    plan->req_peer = malloc(n * sizeof(*plan->req_peer));
+    plan->test_idx = malloc(n * sizeof(*plan->test_idx));
+    plan->statuses = malloc(n * sizeof(*plan->statuses));
+    plan->remaining =
+        malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->remaining));
+    plan->done_reqs = malloc(npeer * sizeof(*plan->done_reqs));
+    plan->sig = malloc(2 * npeer * sizeof(*plan->sig));
+    plan->req_head = malloc(n * sizeof(*plan->req_head));
+    plan->rx_signal =
+        malloc(((size_t)plan->nrecv + 1) * sizeof(*plan->rx_signal));
+    if (!plan->reqs || !plan->req_peer || !plan->remaining ||
+        !plan->test_idx || !plan->statuses || !plan->done_reqs ||
+        !plan->sig || !plan->req_head || !plan->rx_signal) {
+        requests_free(plan);
+        return CS_ERR_NOMEM;
+    }
+    plan->nreq_cap = nreq;
+    return CS_OK;
+}
+
+void cs_eng_exch_destroy(cs_eng_exch_t *plan)
 {
     if (!plan) {
         return;
     }
-    for (int i = 0; i < plan->npanel; i++) {
-        cs_eng_plan_destroy(plan->panel[i]);
-    }
-    free(plan->panel);
     cs_eng_overlay_free(&plan->rows);
     cs_eng_overlay_free(&plan->cols);
     free(plan->send);
@@ -554,30 +587,13 @@ void cs_eng_plan_destroy(cs_eng_plan_t *plan)
     free(plan->send_msg);
     free(plan->recv_msg);
     free(plan->local_combo);
-    free(plan->reqs);
-    free(plan->req_peer);
-    free(plan->remaining);
-    free(plan->test_idx);
-    free(plan->statuses);
-    free(plan->done_reqs);
-    free(plan->sig);
-    free(plan->req_head);
-    free(plan->rx_signal);
+    requests_free(plan);
     free(plan);
 }
 
-/* What cs_eng_plan_describe() prints, summed over a cut plan's panels
- * (peers: the most of any panel). */
-typedef struct {
-    int send_peers, recv_peers;
-    int64_t send, recv, self, sblk, rblk, lblk, rseg, rgrp, cseg, cgrp;
-} describe_t;
-
-static void describe_add(const cs_eng_plan_t *plan, describe_t *d)
+void cs_eng_exch_summary_add(const cs_eng_exch_t *plan,
+                             cs_eng_summary_t *d)
 {
-    for (int i = 0; i < plan->npanel; i++) {
-        describe_add(plan->panel[i], d);
-    }
     for (int p = 0; p < plan->nsend; p++) {
         d->sblk += plan->send[p].count;
     }
@@ -594,21 +610,4 @@ static void describe_add(const cs_eng_plan_t *plan, describe_t *d)
     d->rgrp += plan->rows.ngroup;
     d->cseg += plan->cols.nseg;
     d->cgrp += plan->cols.ngroup;
-}
-
-void cs_eng_plan_describe(const cs_eng_plan_t *plan, char *buf, size_t len)
-{
-    describe_t d = {0};
-    describe_add(plan, &d);
-    snprintf(buf, len,
-             "send_peers:%d send:%.2fMB send_blocks:%lld recv_peers:%d "
-             "recv:%.2fMB recv_blocks:%lld local_blocks:%lld self:%.2fMB "
-             "row_segs:%lld row_groups:%lld col_segs:%lld col_groups:%lld "
-             "panels:%d ws:%.2fMB",
-             d.send_peers, (double)d.send * 1e-6, (long long)d.sblk,
-             d.recv_peers, (double)d.recv * 1e-6, (long long)d.rblk,
-             (long long)d.lblk, (double)d.self * 1e-6, (long long)d.rseg,
-             (long long)d.rgrp, (long long)d.cseg, (long long)d.cgrp,
-             cs_eng_plan_panels(plan),
-             (double)cs_eng_plan_workspace_bytes(plan) * 1e-6);
 }

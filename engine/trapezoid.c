@@ -64,7 +64,11 @@ static int64_t first_pos_from(const cs_eng_overlay_t *ro,
     return r[k].start >= t ? r[k].pos : r[k].pos + (t - r[k].start);
 }
 
-void cs_eng_trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
+/* Positions [*p0_p, *p1_p) of row group rg (of row overlay ro) inside
+ * the mask (cs_eng_mask_t, with its diagonal offset k, as in
+ * cs_eng_mask_rows) in target column j (op-relative).  Global information
+ * only: the same on every rank. */
+static void trap_rows(const cs_eng_overlay_t *ro, int mask, int64_t k,
                       const cs_eng_group_t *rg, int64_t j, int64_t *p0_p,
                       int64_t *p1_p)
 {
@@ -93,7 +97,7 @@ int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
     for (int64_t i = 0; i < cg->run_count[CS_ENG_SIDE_A]; i++) {
         for (int64_t c = 0; c < cr[i].len; c++) {
             int64_t p0, p1;
-            cs_eng_trap_rows(ro, xf->mask, xf->mask_k, rg, cr[i].start + c,
+            trap_rows(ro, xf->mask, xf->mask_k, rg, cr[i].start + c,
                              &p0, &p1);
             n += p1 - p0;
         }
@@ -105,7 +109,7 @@ int64_t cs_eng_block_elems(const cs_eng_overlay_t *ro,
  * column runs cr[0..ncr) (one side's runs of the block's column group);
  * only the threaded copy needs it. */
 #ifdef _OPENMP
-static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
+static int64_t count_cols(const cs_eng_exch_t *plan, const cs_eng_group_t *rg,
                           const cs_eng_run_t *cr, int64_t ncr, int64_t lo,
                           int64_t hi)
 {
@@ -116,7 +120,7 @@ static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
         int64_t k1 = hi < cr[j].pos + cr[j].len ? hi - cr[j].pos : cr[j].len;
         for (int64_t k = k0; k < k1; k++) {
             int64_t p0, p1;
-            cs_eng_trap_rows(&plan->rows, plan->xf.mask, plan->xf.mask_k, rg,
+            trap_rows(&plan->rows, plan->xf.mask, plan->xf.mask_k, rg,
                              cr[j].start + k, &p0, &p1);
             n += p1 - p0;
         }
@@ -127,7 +131,7 @@ static int64_t count_cols(const cs_eng_plan_t *plan, const cs_eng_group_t *rg,
 
 /* cs_eng_trap_copy for the package columns at positions [lo, hi), whose
  * first element is element off of the block. */
-static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+static void copy_cols(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int64_t lo, int64_t hi, int64_t off,
                       cs_eng_poll_fn poll, void *ctx)
@@ -151,7 +155,7 @@ static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
         int64_t col0 = unpack ? cr[j].offb : cr[j].offa;
         for (int64_t k = k0; k < k1; k++) {
             int64_t p0, p1;
-            cs_eng_trap_rows(&plan->rows, plan->xf.mask, plan->xf.mask_k, rg,
+            trap_rows(&plan->rows, plan->xf.mask, plan->xf.mask_k, rg,
                              cr[j].start + k, &p0, &p1);
             for (int64_t i = run_after(rr, nr, p0, 0);
                  i < nr && rr[i].pos < p1; i++) {
@@ -177,7 +181,7 @@ static void copy_cols(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
     }
 }
 
-void cs_eng_trap_copy(const cs_eng_plan_t *plan, const cs_eng_combo_t *cb,
+void cs_eng_trap_copy(const cs_eng_exch_t *plan, const cs_eng_combo_t *cb,
                       int unpack, const char *a, char *b, char *pkg,
                       int threads, cs_eng_poll_fn poll, void *ctx)
 {

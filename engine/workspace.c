@@ -1,12 +1,19 @@
 /*
- * engine/workspace.c - the persistent send/receive buffer.
+ * engine/workspace.c - the persistent send/receive buffers, one per thread.
  *
  * RATIONALE: a fresh malloc of tens of megabytes per call is an mmap whose
  * pages fault in on first touch, which costs as much as the copy itself.
- * The buffer is grown on demand, never zero-filled by us, and kept until
+ * A buffer is grown on demand, never zero-filled by us, and kept until
  * cs_eng_workspace_release() (called at finalize).  This is one of the
- * project's named caches.  Not thread-safe: the engine is entered by one
- * thread at a time (the shim serialises calls).
+ * project's named caches.
+ *
+ * Threads: every thread that executes plans gets its own buffer (a
+ * pthread key, created once), so threads calling at the same time (an
+ * application under MPI_THREAD_MULTIPLE, whose threads the shim also
+ * gives their own plan caches) never share one; every function but
+ * cs_eng_workspace_total() acts on the calling thread's buffer only, and
+ * the buffer is freed when its thread ends.  The bytes of all of them are
+ * counted in one atomic total.
  *
  * Buffers of CS_ENG_WS_HUGE bytes and more are mapped on a 2 MiB boundary
  * and marked MADV_HUGEPAGE: where transparent huge pages are enabled (also
@@ -27,10 +34,9 @@
 
 #define CS_ENG_WS_HUGE ((size_t)2 << 20)
 
-/* One thread's buffer.  RATIONALE: threads that call concurrently (an
- * application under MPI_THREAD_MULTIPLE) must not share it; each gets its
- * own on first use, freed when the thread ends (the key's destructor) or
- * by cs_eng_workspace_release(). */
+/* One thread's buffer, made on its first use, freed by
+ * cs_eng_workspace_release() or when the thread ends (the key's
+ * destructor). */
 typedef struct {
     void *buf;
     size_t size;
@@ -121,6 +127,16 @@ static int ws_map(cs_eng_ws_t *w, size_t want)
     w->size = len;
     atomic_fetch_add(&cs_eng_ws_total, (long long)len);
     return 1;
+}
+
+size_t cs_eng_workspace_bytes_for(size_t bytes)
+{
+    /* a little headroom so slowly growing calls do not realloc each time;
+     * large buffers are mapped in whole huge pages (ws_map) */
+    size_t want = bytes + bytes / 8;
+    return want >= CS_ENG_WS_HUGE
+               ? (want + CS_ENG_WS_HUGE - 1) / CS_ENG_WS_HUGE * CS_ENG_WS_HUGE
+               : want;
 }
 
 void *cs_eng_workspace_get(size_t bytes)

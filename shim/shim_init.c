@@ -91,9 +91,17 @@ static void init_inert(void)
     }
 }
 
+/* The engine's fatal errors end the job the shim's one way (the message
+ * flushed, then MPI_Abort). */
+static void engine_fatal(const char *msg)
+{
+    cs_shim_fatal("%s", msg);
+}
+
 static void init_once(void)
 {
     const cs_config_t *cfg = cs_cfg_get();
+    cs_eng_set_fatal_hook(engine_fatal);
     int rank = cs_shim_world_rank();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     cs_shim_world_rank_set(rank);

@@ -1,6 +1,7 @@
 # test_apps/tests.mk - included by the Makefile.  Test programs are found by
 # wildcard, so adding a test means adding a file, not editing this list:
-#   test_apps/unit/*.c       no MPI; linked with engine/, relabel/, config/
+#   test_apps/unit/*.c       no MPI; linked with engine/ (its subfolders,
+#                            engine/kernels/, too), relabel/, config/
 #   test_apps/unit/NAME/*.c  more source files of unit test NAME (a test of
 #                            several files), linked into it
 #   test_apps/mpi/*.c        MPI engine tests; same objects, plus MPI
@@ -14,6 +15,7 @@
 #                            the library files of RACE_LIB_SRCS
 # Check scripts live in test_apps/checks/ and are run by run_checks.sh.
 
+# the objects of every module but shim/ (% matches subfolders too)
 MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
 
 UNIT_SRCS := $(wildcard test_apps/unit/*.c)

@@ -32,7 +32,8 @@
  *   i   case a at 1000x1000, j: at 8000x8000 (the size chart of
  *       scripts/bench_report.py: e, i, a, j)
  *   k   case a at 4096x4096: local leading dimensions of 4096 doubles,
- *       a power of two (the transpose kernels' strips, kernels.c)
+ *       a power of two (the transpose kernels' strips,
+ *       engine/kernels/copy.c)
  *   l   case c conjugated: pztranc_
  * (sub(C) is M x N; sub(A) is N x M for the transposes, M x N otherwise.)
  *

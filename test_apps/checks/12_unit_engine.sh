@@ -8,7 +8,9 @@
 #                       streaming ones) against element references, with
 #                       guard bytes around every target;
 #   test_choice         the engine's timed choice between two ways of
-#                       running a plan (engine/choice.c), on made-up times.
+#                       running a plan (engine/choice.c), on made-up times;
+#   test_fatal          fatal errors through the hook, and logged and
+#                       aborted without one (engine/fatal.c).
 # Each passes only if it exits 0 and its last output line is the sentinel
 # "cs_test: OK".  CS_CHECK_FULL=1 runs 10 times as many cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT.
@@ -19,7 +21,7 @@ scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=10
 mkdir -p "$CS_OUT"
 status=0
-for name in test_engine_layout test_kernels test_choice; do
+for name in test_engine_layout test_kernels test_choice test_fatal; do
     bin="$BUILD_DIR/t/unit/$name"
     cs_need_files "$bin"
     rc=0

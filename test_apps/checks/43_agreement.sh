@@ -22,14 +22,17 @@
 #      on one rank, the table's allocation and VERIFY's copy were fatal.)
 #   2. Uneven caps with the shared buffer eager: uneven_cap on 2 ranks
 #      (pdtrmr2d_ 700 x 700 twice, pdtran_ 800 x 800, pdtrmr2d_ twice),
-#      rank 1 under COSTA_SHIM_MAX_MEMORY=3M (its engine calls fit: 2.6 MB
-#      of workspace at most; the 1.4 MiB buffer on top would not), rank 0
-#      without: exit 0, every element right, every call on the engine, and
-#      what the shim held on rank 1 (the JSON's ranks[1].mem_peak_bytes)
-#      never above its cap.  (Before, rank 0's wish grew the buffer on rank
-#      1 too: it held 4 MB under its 3 MB cap and sent its next calls to
-#      ScaLAPACK; a cached call with nothing to reserve then stopped the
-#      job: "the engine could not prepare a call it had prepared before".)
+#      rank 1 under COSTA_SHIM_MAX_MEMORY=4500k (its engine calls fit: a
+#      workspace of 4 MiB, two huge pages, and small plans; the 1.4 MiB
+#      buffer on top would not), rank 0 without: exit 0, every element
+#      right, every call on the engine, and what the shim held on rank 1
+#      (the JSON's ranks[1].mem_peak_bytes) never above its cap.  (Before,
+#      rank 0's wish grew the buffer on rank 1 too: it held 5.6 MB under
+#      its 4.5 MB cap and sent its next calls to ScaLAPACK; a cached call
+#      with nothing to reserve stopped the job: "the engine could not
+#      prepare a call it had prepared before".  And the admission counted
+#      a growing workspace without its huge-page rounding: 2.2 MB admitted
+#      where 4 MiB were mapped.)
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, CS_OUT, CS_TOP,
 # PYTHON.
 set -uo pipefail
@@ -129,7 +132,7 @@ common=(COSTA_SHIM_SHM=eager COSTA_SHIM_STATS=summary
 rc=0
 timeout -k 5 120 "$MPIEXEC" -n 1 env LD_PRELOAD="$CS_PRELOAD" "${common[@]}" \
     "$sca/uneven_cap" --n 800 --nr 700 : -n 1 env LD_PRELOAD="$CS_PRELOAD" \
-    "${common[@]}" COSTA_SHIM_MAX_MEMORY=3M "$sca/uneven_cap" --n 800 \
+    "${common[@]}" COSTA_SHIM_MAX_MEMORY=4500k "$sca/uneven_cap" --n 800 \
     --nr 700 > "$d/out" 2> "$d/err" || rc=$?
 calls=$(awk '$1 == "calls" { print $2 }' "$d/out")
 held=$("$PYTHON" - "$d/stats" <<'EOF'
@@ -141,13 +144,13 @@ EOF
 )
 read -r peak cap <<< "$held"
 if [ "$rc" -eq 0 ] && grep -qx 'cs_test: OK' "$d/out" &&
-   [ "$cap" = 3145728 ] && [ "${peak:-99999999}" -le "$cap" ] &&
+   [ "$cap" = 4608000 ] && [ "${peak:-99999999}" -le "$cap" ] &&
    "$PYTHON" "$CS_TOP/test_apps/lib/check_stats.py" "$d/stats" \
        --expect-engine-calls "${calls:-0}" --no-fallback > "$d/stats.txt" 2>&1
 then
-    cs_report ok "uneven caps (rank 1 3M), shared buffer eager: exit 0, C right, $calls calls on the engine, rank 1 held at most $peak bytes"
+    cs_report ok "uneven caps (rank 1 4500k), shared buffer eager: exit 0, C right, $calls calls on the engine, rank 1 held at most $peak bytes"
 else
-    cs_report FAIL "uneven caps (rank 1 3M), shared buffer eager: exit $rc, rank 1 held [$held] (peak, cap)"
+    cs_report FAIL "uneven caps (rank 1 4500k), shared buffer eager: exit $rc, rank 1 held [$held] (peak, cap)"
     tail -n 4 "$d/err" "$d/stats.txt" | sed 's/^/      | /'
 fi
 

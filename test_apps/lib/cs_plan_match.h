@@ -10,9 +10,9 @@
 
 #include "engine/engine_int.h"
 
-static inline int cs_same_package_block(const cs_eng_plan_t *ps,
+static inline int cs_same_package_block(const cs_eng_exch_t *ps,
                                         const cs_eng_combo_t *x,
-                                        const cs_eng_plan_t *pd,
+                                        const cs_eng_exch_t *pd,
                                         const cs_eng_combo_t *y)
 {
     const cs_eng_group_t *xr = &ps->rows.group[x->rg];

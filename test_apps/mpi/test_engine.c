@@ -592,9 +592,10 @@ static int64_t ncases_run, nexec_run, nbytes_checked, ncut_plans;
  * column (or row) wide, which no cut can make smaller. */
 static int panels_within(const cs_eng_plan_t *plan, int64_t ws)
 {
-    for (int i = 0; i < plan->npanel; i++) {
-        const cs_eng_plan_t *p = plan->panel[i];
-        int64_t w = cs_eng_plan_workspace_bytes(p);
+    const cs_eng_panels_t *cut = plan->panels; /* NULL: uncut */
+    for (int i = 0; cut && i < cut->n; i++) {
+        const cs_eng_exch_t *p = cut->panel[i];
+        int64_t w = cs_eng_exch_workspace_bytes(p);
         int line = p->op.n == 1 || p->op.m == 1;
         if (w > ws && !line) {
             return 0;

@@ -694,12 +694,12 @@ static int64_t test_plans(int ncases)
                           c, P, me, sent, recv, self, ws, wr, pair[me][me]);
             /* the workspace holds every block that is packed or
              * unpacked, and nothing sent or received directly */
+            const cs_eng_exch_t *pl = plan[me]->exch; /* uncut */
             int64_t room = 0;
             for (int d = 0; d < 2; d++) {
-                const cs_eng_peer_t *pp = d ? plan[me]->recv : plan[me]->send;
-                const cs_eng_combo_t *cb =
-                    d ? plan[me]->recv_combo : plan[me]->send_combo;
-                int np = d ? plan[me]->nrecv : plan[me]->nsend;
+                const cs_eng_peer_t *pp = d ? pl->recv : pl->send;
+                const cs_eng_combo_t *cb = d ? pl->recv_combo : pl->send_combo;
+                int np = d ? pl->nrecv : pl->nsend;
                 for (int q = 0; q < np; q++) {
                     for (int64_t k = pp[q].first;
                          pp[q].zc_off < 0 && k < pp[q].first + pp[q].count;
@@ -712,7 +712,6 @@ static int64_t test_plans(int ncases)
                               room <= sent + recv,
                           "plan case %d me %d: workspace", c, me);
             /* per-peer packages, peers ascending, none to itself */
-            const cs_eng_plan_t *pl = plan[me];
             int64_t npeer_s = 0, npeer_r = 0;
             for (int q = 0; q < P; q++) {
                 npeer_s += q != me && pair[me][q] > 0;
@@ -744,10 +743,10 @@ static int64_t test_plans(int ncases)
                       c);
         /* sender and receiver agree on every package's layout */
         for (int s = 0; s < P; s++) {
-            const cs_eng_plan_t *ps = plan[s];
+            const cs_eng_exch_t *ps = plan[s]->exch;
             for (int k = 0; k < ps->nsend; k++) {
                 const cs_eng_peer_t *pe = &ps->send[k];
-                const cs_eng_plan_t *pd = plan[pe->peer];
+                const cs_eng_exch_t *pd = plan[pe->peer]->exch;
                 const cs_eng_peer_t *pr = NULL;
                 for (int q = 0; q < pd->nrecv; q++) {
                     if (pd->recv[q].peer == s) {

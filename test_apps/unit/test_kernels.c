@@ -42,14 +42,14 @@ static void copy_case(rng_t *g, int stream)
      * CS_ENG_STREAM_MIN_RUN bytes and more */
     int64_t rows = 1 + (int64_t)rnd(g, chance(g, 25) ? 400 : 90);
     /* and wide blocks now and then: the staged transpose takes 128
-     * target columns at a time (kernels.c) */
+     * target columns at a time (kernels/copy.c) */
     int64_t cols = 1 + (int64_t)rnd(g, chance(g, 10) ? 300 : 40);
     int trans = (int)rnd(g, 2);
     /* source: column-major, or row-major (a transposed read) */
     int64_t sld = (trans ? cols : rows) + (int64_t)rnd(g, 9);
     if (trans && rnd(g, 3) == 0) {
         /* source rows a multiple of 2 KiB apart (the streamed transpose's
-         * staged path, kernels.c) */
+         * staged path, kernels/copy.c) */
         int64_t q = 2048 / (int64_t)es;
         sld = round_up(sld, q);
     }
@@ -107,7 +107,7 @@ static void copy_case(rng_t *g, int stream)
 /* d = alpha * op(s) + beta * d in type T, element by element (the
  * engine's real modes), with a transposed source bigger than the 64 x 64
  * pieces of xform.c and ragged edges for the register steps of
- * xform_tkern.c (4 x 4 doubles, 8 x 8 floats, strips of one cache line,
+ * xform_transposed.c (4 x 4 doubles, 8 x 8 floats, strips of one cache line,
  * or four for targets whose columns are a multiple of 512 bytes apart).
  * Defines xform_case_<sfx>. */
 #define XFORM_CASE(sfx, T, TYPE)                                              \
@@ -330,7 +330,7 @@ static void random_parts(rng_t *g, int dbl, char *p, size_t n, double div)
 
 /* Complex arithmetic on a transposed source (p?tranu / p?tranc / p?geadd
  * 'T' and 'C' with alpha or beta not the plain copy's), through the fused
- * register kernels of xform_tkern.c, against the same transform on a
+ * register kernels of xform_transposed.c, against the same transform on a
  * source transposed beforehand (xform_tmpl.h's element loop, the path the
  * MPI sweeps compare with PBLAS).  Random mantissas, so that any other
  * rounding order shows; random complex alpha and beta in every mode;

@@ -417,14 +417,22 @@ static int64_t combos_of(const cs_eng_peer_t *peer, int npeer)
     return n;
 }
 
+/* The one exchange of a plan: these plans fit the default bound uncut. */
+static const cs_eng_exch_t *exch_of(const cs_eng_plan_t *plan)
+{
+    CS_TEST_ASSERT(plan->exch && !plan->panels);
+    return plan->exch;
+}
+
 /* Check 2: the package from ps's rank to rank `to` has the same blocks,
  * in the same order, at the same offsets, in both plans. */
-static void check_package(const setup_t *s, const cs_eng_plan_t *ps,
+static void check_package(const setup_t *s, const cs_eng_exch_t *ps,
                           int k)
 {
     const cs_eng_peer_t *pe = &ps->send[k];
     cost_t c;
-    cs_eng_plan_t *pd = plan_build(s, pe->peer, &c);
+    cs_eng_plan_t *pdp = plan_build(s, pe->peer, &c);
+    const cs_eng_exch_t *pd = exch_of(pdp);
     const cs_eng_peer_t *pr = NULL;
     for (int q = 0; q < pd->nrecv; q++) {
         if (pd->recv[q].peer == ps->me) {
@@ -442,13 +450,14 @@ static void check_package(const setup_t *s, const cs_eng_plan_t *ps,
                       "%s P %d: package %d -> %d block %" PRId64, s->name,
                       s->P, ps->me, pe->peer, i);
     }
-    plan_free(pd);
+    plan_free(pdp);
 }
 
 /* Check 1 and 3 for the plan of rank me; returns the plan. */
 static cs_eng_plan_t *check_plan(const setup_t *s, int me, cost_t *c)
 {
     cs_eng_plan_t *plan = plan_build(s, me, c);
+    const cs_eng_exch_t *x = exch_of(plan);
     const cs_eng_op_t *op = &s->op;
     int ra, ca, rb, cb;
     cell_of(&s->a, me, &ra, &ca);
@@ -487,20 +496,20 @@ static cs_eng_plan_t *check_plan(const setup_t *s, int me, cost_t *c)
     }
     int64_t sent, rcvd, self;
     cs_eng_plan_volume(plan, &sent, &rcvd, &self);
-    CS_TEST_CHECK(plan->nsend == nsend && plan->nrecv == nrecv &&
+    CS_TEST_CHECK(x->nsend == nsend && x->nrecv == nrecv &&
                       self == send[me] && self == recv[me],
                   "%s P %d me %d: peers %d/%d self %" PRId64
                   ", want %d/%d %" PRId64,
-                  s->name, s->P, me, plan->nsend, plan->nrecv, self, nsend,
+                  s->name, s->P, me, x->nsend, x->nrecv, self, nsend,
                   nrecv, send[me]);
-    for (int k = 0; k < plan->nsend; k++) {
-        const cs_eng_peer_t *p = &plan->send[k];
+    for (int k = 0; k < x->nsend; k++) {
+        const cs_eng_peer_t *p = &x->send[k];
         CS_TEST_CHECK(p->peer != me && p->bytes == send[p->peer],
                       "%s P %d me %d: %" PRId64 " bytes to %d, want %" PRId64,
                       s->name, s->P, me, p->bytes, p->peer, send[p->peer]);
     }
-    for (int k = 0; k < plan->nrecv; k++) {
-        const cs_eng_peer_t *p = &plan->recv[k];
+    for (int k = 0; k < x->nrecv; k++) {
+        const cs_eng_peer_t *p = &x->recv[k];
         CS_TEST_CHECK(p->peer != me && p->bytes == recv[p->peer],
                       "%s P %d me %d: %" PRId64
                       " bytes from %d, want %" PRId64,
@@ -508,23 +517,23 @@ static cs_eng_plan_t *check_plan(const setup_t *s, int me, cost_t *c)
     }
 
     /* the blocks of its packages and copies, and the overlay it keeps */
-    int64_t sblk = combos_of(plan->send, plan->nsend);
-    int64_t rblk = combos_of(plan->recv, plan->nrecv);
-    CS_TEST_CHECK(sblk + plan->nlocal == br.gpa * bc.gpa &&
-                      rblk + plan->nlocal == br.gpb * bc.gpb,
+    int64_t sblk = combos_of(x->send, x->nsend);
+    int64_t rblk = combos_of(x->recv, x->nrecv);
+    CS_TEST_CHECK(sblk + x->nlocal == br.gpa * bc.gpa &&
+                      rblk + x->nlocal == br.gpb * bc.gpb,
                   "%s P %d me %d: blocks %" PRId64 "+%" PRId64 "/%" PRId64
                   "+%" PRId64 ", want %" PRId64 "/%" PRId64,
-                  s->name, s->P, me, sblk, plan->nlocal, rblk, plan->nlocal,
+                  s->name, s->P, me, sblk, x->nlocal, rblk, x->nlocal,
                   br.gpa * bc.gpa, br.gpb * bc.gpb);
-    CS_TEST_CHECK(plan->rows.nseg == br.segs &&
-                      plan->rows.ngroup == br.groups &&
-                      plan->cols.nseg == bc.segs &&
-                      plan->cols.ngroup == bc.groups,
+    CS_TEST_CHECK(x->rows.nseg == br.segs &&
+                      x->rows.ngroup == br.groups &&
+                      x->cols.nseg == bc.segs &&
+                      x->cols.ngroup == bc.groups,
                   "%s P %d me %d: overlay kept %" PRId64 "/%" PRId64
                   " x %" PRId64 "/%" PRId64 " segments/groups, want %" PRId64
                   "/%" PRId64 " x %" PRId64 "/%" PRId64,
-                  s->name, s->P, me, plan->rows.nseg, plan->rows.ngroup,
-                  plan->cols.nseg, plan->cols.ngroup, br.segs, br.groups,
+                  s->name, s->P, me, x->rows.nseg, x->rows.ngroup,
+                  x->cols.nseg, x->cols.ngroup, br.segs, br.groups,
                   bc.segs, bc.groups);
 
     /* check 3: kept bytes linear in the local counts (brute force) */
@@ -583,12 +592,13 @@ static void run_checks(void)
                     printf("  P %d rank %d: %s\n", s.P, me, line);
                 }
                 /* check 2 on the first and last package */
-                if (plan->nsend > 0) {
-                    check_package(&s, plan, 0);
+                const cs_eng_exch_t *x = exch_of(plan);
+                if (x->nsend > 0) {
+                    check_package(&s, x, 0);
                     nplans++;
                 }
-                if (plan->nsend > 1) {
-                    check_package(&s, plan, plan->nsend - 1);
+                if (x->nsend > 1) {
+                    check_package(&s, x, x->nsend - 1);
                     nplans++;
                 }
                 int64_t freed = plan_free(plan);

@@ -1,6 +1,6 @@
 /*
- * engine/xform_tmpl.h - body of the transform kernel for one element type,
- * included by engine/xform.c once per type with these defined:
+ * engine/kernels/xform_tmpl.h - body of the transform kernel for one
+ * element type, included by xform.c once per type with these defined:
  *   CS_XT        element type (float, double, float _Complex, ...)
  *   CS_XNAME(x)  name of the generated function: x ## _suffix
  *   CS_XCONJ(v)  complex conjugate of v (identity for real types)
@@ -9,7 +9,8 @@
  * RATIONALE: each precision must compute in its own precision (Fortran REAL
  * arithmetic is single precision), so the kernel is written once and
  * instantiated per type instead of computing in double.  No include guard:
- * it is meant to be included several times.
+ * it is meant to be included several times; it undefines those parameters
+ * at its end.
  */
 
 /* One element; `mode` is a compile-time constant at every call site. */
@@ -170,3 +171,9 @@ CS_XNAME(xform)(const cs_eng_xform_t *x, int64_t rows, int64_t cols,
         break;
     }
 }
+
+#undef CS_XT
+#undef CS_XNAME
+#undef CS_XCONJ
+#undef CS_XMAKE
+#undef CS_XAXPY1

@@ -1,6 +1,7 @@
 /*
- * engine/xform.c - the transform kernels: copy, scale, add, transpose and
- * conjugate, with a trapezoid mask, exactly as PBLAS computes them.
+ * engine/kernels/xform.c - the transform kernels: copy, scale, add,
+ * transpose and conjugate, with a trapezoid mask, exactly as PBLAS
+ * computes them.
  *
  * The case split (alpha = 0 / 1 / other x beta = 0 / 1 / other) follows
  * PBLAS's ?mmadd family: beta = 0 overwrites without reading the target (so
@@ -12,7 +13,7 @@
 #include <complex.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/kernels/kernels.h"
 
 void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 {
@@ -59,24 +60,14 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((float)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
-#include "engine/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
+#include "engine/kernels/xform_tmpl.h"
 
 #define CS_XT double
 #define CS_XNAME(x) x##_d
 #define CS_XCONJ(v) (v)
 #define CS_XMAKE(re, im) ((double)(re))
 #define CS_XAXPY1(c, t) ((c) + (t))
-#include "engine/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
+#include "engine/kernels/xform_tmpl.h"
 
 #define CS_XT float _Complex
 #define CS_XNAME(x) x##_c
@@ -85,12 +76,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XAXPY1(c, t)                                                       \
     CMPLXF((crealf(c) + 1.0f * crealf(t)) - 0.0f * cimagf(t),                 \
            (cimagf(c) + 1.0f * cimagf(t)) + 0.0f * crealf(t))
-#include "engine/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
+#include "engine/kernels/xform_tmpl.h"
 
 #define CS_XT double _Complex
 #define CS_XNAME(x) x##_z
@@ -99,12 +85,7 @@ void cs_eng_xform_init(const cs_eng_op_t *op, cs_eng_xform_t *x_p)
 #define CS_XAXPY1(c, t)                                                       \
     CMPLX((creal(c) + 1.0 * creal(t)) - 0.0 * cimag(t),                       \
           (cimag(c) + 1.0 * cimag(t)) + 0.0 * creal(t))
-#include "engine/xform_tmpl.h"
-#undef CS_XT
-#undef CS_XNAME
-#undef CS_XCONJ
-#undef CS_XMAKE
-#undef CS_XAXPY1
+#include "engine/kernels/xform_tmpl.h"
 
 /* Bit copy of the masked part, column by column. */
 static void copy_masked(const cs_eng_xform_t *x, int64_t rows, int64_t cols,

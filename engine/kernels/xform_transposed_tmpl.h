@@ -1,7 +1,7 @@
 /*
- * engine/xform_tkern_tmpl.h - body of the fused transposed transform for
- * one type, included by engine/xform_tkern.c once per type with these
- * defined:
+ * engine/kernels/xform_transposed_tmpl.h - body of the fused transposed
+ * transform for one type, included by xform_transposed.c once per type
+ * with these defined:
  *   TK_T          element type (double, float, double _Complex, ...)
  *   TK_V          its AVX vector type (__m256d, __m256)
  *   TK_SV         a scalar spread over a vector (TK_V for real types; for
@@ -103,7 +103,7 @@ TK_NAME(tkern)(int mode, int cj, int64_t strip, TK_T al, TK_T be,
 /* cs_eng_strip_bytes of the target per visit: one cache line per target
  * column, more where the target's columns are a multiple of 512 bytes
  * apart.  The strip height is a constant in each branch (the strip's
- * kernels unroll, see kernels.c's transpose_blocked). */
+ * kernels unroll, see copy.c's transpose_blocked). */
 __attribute__((target("avx"))) static inline
     __attribute__((always_inline)) void
 TK_NAME(tkern_strips)(int mode, int cj, TK_T al, TK_T be, int64_t rows,

@@ -1,8 +1,8 @@
 /*
- * engine/xform_tkern.c - the transposed transform with arithmetic (d =
- * alpha op(s)^T + beta d and its special cases, op a conjugate for complex
- * types or nothing) of all four types, fused into the register transpose
- * (body: xform_tkern_tmpl.h).
+ * engine/kernels/xform_transposed.c - the transposed transform with
+ * arithmetic (d = alpha op(s)^T + beta d and its special cases, op a
+ * conjugate for complex types or nothing) of all four types, fused into
+ * the register transpose (body: xform_transposed_tmpl.h).
  *
  * RATIONALE: the generic path (xform.c: transpose a 64 x 64 piece into a
  * buffer, then compute on it) reads the target in 512-byte column pieces
@@ -25,10 +25,10 @@
 #include <complex.h>
 #include <stdint.h>
 
-#include "engine/engine_int.h"
+#include "engine/kernels/kernels.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include "engine/avx_transpose.h"
+#include "engine/kernels/avx_transpose.h"
 
 #define TK_T double
 #define TK_V __m256d
@@ -43,7 +43,7 @@
 #define TK_CONJV(v) (v)
 #define TK_CONJS(x) (x)
 #define TK_TRANSPOSE transpose4_d
-#include "engine/xform_tkern_tmpl.h"
+#include "engine/kernels/xform_transposed_tmpl.h"
 
 #define TK_T float
 #define TK_V __m256
@@ -58,7 +58,7 @@
 #define TK_CONJV(v) (v)
 #define TK_CONJS(x) (x)
 #define TK_TRANSPOSE transpose8_s
-#include "engine/xform_tkern_tmpl.h"
+#include "engine/kernels/xform_transposed_tmpl.h"
 
 /*
  * Complex elements: a scalar's real and imaginary parts each spread over a
@@ -115,7 +115,7 @@ transpose2_z(const double _Complex *s, int64_t srs, __m256d c[2])
 #define TK_CONJV tk_conj_z
 #define TK_CONJS(x) conj(x)
 #define TK_TRANSPOSE transpose2_z
-#include "engine/xform_tkern_tmpl.h"
+#include "engine/kernels/xform_transposed_tmpl.h"
 
 typedef struct {
     __m256 re, im;
@@ -164,16 +164,7 @@ transpose4_c(const float _Complex *s, int64_t srs, __m256 c[4])
 #define TK_CONJV tk_conj_c
 #define TK_CONJS(x) conjf(x)
 #define TK_TRANSPOSE transpose4_c
-#include "engine/xform_tkern_tmpl.h"
-
-static int have_avx(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return have;
-}
+#include "engine/kernels/xform_transposed_tmpl.h"
 #endif
 
 int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
@@ -188,7 +179,7 @@ int cs_eng_xform_transposed(const cs_eng_xform_t *x, int64_t rows,
         return 0;
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!have_avx()) {
+    if (!cs_eng_cpu_avx()) {
         return 0;
     }
     /* Fortran REAL and COMPLEX arithmetic: single precision scalars in

@@ -1,12 +1,13 @@
 /*
- * engine/avx_transpose.h - register transposes shared by the copy kernels
- * (kernels.c) and the transposed arithmetic (xform_tkern.c): source rows
- * s, s + srs, ... (contiguous elements each) become the registers c[],
- * the target columns.  Bit moves only (unpack, shuffle, lane exchange), so
- * NaN payloads survive.  x86-64 with GCC or Clang only; include it there.
+ * engine/kernels/avx_transpose.h - register transposes shared by the copy
+ * kernels (copy.c) and the transposed arithmetic (xform_transposed.c):
+ * source rows s, s + srs, ... (contiguous elements each) become the
+ * registers c[], the target columns.  Bit moves only (unpack, shuffle,
+ * lane exchange), so NaN payloads survive.  x86-64 with GCC or Clang
+ * only; include it there.
  */
-#ifndef CS_ENGINE_AVX_TRANSPOSE_H
-#define CS_ENGINE_AVX_TRANSPOSE_H
+#ifndef CS_ENGINE_KERNELS_AVX_TRANSPOSE_H
+#define CS_ENGINE_KERNELS_AVX_TRANSPOSE_H
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -53,4 +54,4 @@ transpose8_s(const float *s, int64_t srs, __m256 c[8])
     }
 }
 
-#endif /* CS_ENGINE_AVX_TRANSPOSE_H */
+#endif /* CS_ENGINE_KERNELS_AVX_TRANSPOSE_H */

@@ -1,5 +1,6 @@
 /*
- * engine/kernels.c - the copy kernels of pack, unpack and local copies.
+ * engine/kernels/copy.c - the copy kernels of pack, unpack and local
+ * copies, plain, streaming and transposed.
  *
  * Bit-exact byte copies; no arithmetic, so NaN payloads survive.  The common
  * case (both sides column-major) is one memcpy per column, or one memcpy for
@@ -10,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/kernels/kernels.h"
 
 enum { TILE = 32 };
 
@@ -76,16 +77,7 @@ transpose_es(size_t esize, int cj, int64_t rows, int64_t cols,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include "engine/avx_transpose.h"
-
-static int cs_eng_have_avx(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return have;
-}
+#include "engine/kernels/avx_transpose.h"
 
 /* 4 x 4 doubles (or 8-byte elements) through AVX registers; nt: streaming
  * stores (d and d + dcs 32-byte aligned). */
@@ -396,7 +388,7 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
                             const char *s, int64_t srs, char *d, int64_t dcs)
 {
     uintptr_t addr = (uintptr_t)d;
-    if (!cs_eng_have_avx() || (es != 4 && es != 8 && es != 16) ||
+    if (!cs_eng_cpu_avx() || (es != 4 && es != 8 && es != 16) ||
         (es == 4 && cj) || (dcs * (int64_t)es) % 64 != 0 || addr % es != 0) {
         return 0;
     }
@@ -415,11 +407,6 @@ static int transpose_stream(size_t es, int cj, int64_t rows, int64_t cols,
     return 1;
 }
 
-#else
-static int cs_eng_have_avx(void)
-{
-    return 0;
-}
 #endif
 
 /* Transpose for the element sizes ScaLAPACK uses; 0 if not handled. */
@@ -429,7 +416,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
     switch (esize) {
     case 4:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_4_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -438,7 +425,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
         return 1;
     case 8:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_8_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -447,7 +434,7 @@ static int transpose(size_t esize, int64_t rows, int64_t cols, const char *s,
         return 1;
     case 16:
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cs_eng_have_avx()) {
+        if (cs_eng_cpu_avx()) {
             transpose_16_avx(rows, cols, s, srs, d, dcs);
             return 1;
         }
@@ -494,6 +481,14 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
             colbytes *= (size_t)cols;
             cols = 1;
         }
+        /* streaming stores pay only on whole cache lines: a piece
+         * shorter than 2 KiB has a partial line at each end (a 4000 x
+         * 4000 1x2 -> 2x1 pdgemr2d took 7.4 -> 3.6-4.8 ms with plain
+         * stores there) */
+#if defined(__x86_64__) && defined(__GNUC__)
+        int stream = nt && colbytes >= CS_ENG_STREAM_MIN_RUN &&
+                     cs_eng_cpu_avx();
+#endif
         for (int64_t c = 0; c < cols; c++) {
             char *dc = d + (size_t)(c * dcs) * esize;
             const char *sc = s + (size_t)(c * scs) * esize;
@@ -506,12 +501,7 @@ copy2d(int nt, size_t esize, int64_t rows, int64_t cols, const char *s,
                 cs_eng_prefetch(sc + (size_t)scs * esize, (int64_t)colbytes);
             }
 #if defined(__x86_64__) && defined(__GNUC__)
-            /* streaming stores pay only on whole cache lines: a piece
-             * shorter than 2 KiB has a partial line at each end (the
-             * same call then took 7.4 -> 3.6-4.8 ms with plain stores
-             * there) */
-            if (nt && colbytes >= CS_ENG_STREAM_MIN_RUN &&
-                cs_eng_have_avx()) {
+            if (stream) {
                 copy_stream(dc, sc, colbytes);
                 continue;
             }
@@ -594,7 +584,7 @@ int cs_eng_transpose_conj(size_t esize, int nt, int64_t rows, int64_t cols,
                           int64_t dcs)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!cs_eng_have_avx() || (esize != 8 && esize != 16)) {
+    if (!cs_eng_cpu_avx() || (esize != 8 && esize != 16)) {
         return 0;
     }
     if (nt && transpose_stream(esize, 1, rows, cols, src, srs, dst, dcs)) {
