@@ -13,10 +13,18 @@
  * the same for both (it is in neither grid), so it always has a cached
  * table for its row while the members' newest one is the other layout's:
  * the shim must gather (a rank skipping alone would hang).
+ * --collide (3 or more ranks) instead alternates, 8 times, a copy from a
+ * 1 x np grid to a 1 x (np - 1) grid of ranks 1 .. np - 1 whose first
+ * block column is on its process column 0, then 1: rank 0's row is the
+ * same in both (it is outside B's grid), so from the third call on it
+ * proposes the other layout's table while the others propose this one's,
+ * tables that differ in B's CSRC only (and so in where rank 0 sends).
+ * Check 36 runs it with every digest forced equal.
  * Run natively and under the shim; prints "cs_test: OK" on rank 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cs_blacs.h"
 #include "cs_test.h"
@@ -107,6 +115,48 @@ static int check_sub(int ctx, int gctx, int m, int n, int mba, int mbb,
     return bad;
 }
 
+/* One call from the 1 x np grid ctxa (blocks 4) to the 1 x (np - 1) grid
+ * ctxb of ranks 1 .. np - 1 (-1 on rank 0), blocks 5, its first block
+ * column on process column csrc, over gctx.  Returns the wrong elements
+ * of B here. */
+static int check_shifted(int ctxa, int ctxb, int gctx, int m, int n,
+                         int csrc, int round)
+{
+    int pa, qa, ra, ca, zero = 0, info, one = 1, mba = 4, mbb = 5;
+    Cblacs_gridinfo(ctxa, &pa, &qa, &ra, &ca);
+    int lra = numroc_(&m, &mba, &ra, &zero, &pa);
+    int lca = numroc_(&n, &mba, &ca, &zero, &qa);
+    int llda = lra > 1 ? lra : 1;
+    int da[9], db[9] = {1, -1, m, n, mbb, mbb, 0, csrc, 1};
+    descinit_(da, &m, &n, &mba, &mba, &zero, &zero, &ctxa, &llda, &info);
+    double *a = malloc(sizeof(double) * (size_t)llda * (size_t)(lca + 1));
+    double *b = NULL;
+    for (int j = 0; j < lca; j++) {
+        for (int i = 0; i < lra; i++) {
+            int gj = (j / mba * qa + ca) * mba + j % mba;
+            a[i + (size_t)j * llda] = i * 1000.0 + gj + round * 0.5;
+        }
+    }
+    int pb = 0, qb = 0, rb = -1, cb = -1, lcb = 0;
+    if (ctxb >= 0) {
+        Cblacs_gridinfo(ctxb, &pb, &qb, &rb, &cb);
+        lcb = numroc_(&n, &mbb, &cb, &csrc, &qb);
+        descinit_(db, &m, &n, &mbb, &mbb, &zero, &csrc, &ctxb, &m, &info);
+        b = malloc(sizeof(double) * (size_t)m * (size_t)(lcb + 1));
+    }
+    pdgemr2d_(&m, &n, a, &one, &one, da, b, &one, &one, db, &gctx);
+    int bad = 0;
+    for (int j = 0; b && j < lcb; j++) {
+        int gj = (j / mbb * qb + (cb - csrc + qb) % qb) * mbb + j % mbb;
+        for (int i = 0; i < m; i++) {
+            bad += b[i + (size_t)j * m] != i * 1000.0 + gj + round * 0.5;
+        }
+    }
+    free(a);
+    free(b);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -114,8 +164,27 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     int bad = 0, rounds = 0;
+    int collide = argc > 1 && !strcmp(argv[1], "--collide");
+    if (collide && np >= 3) {
+        int ctxa, ctxb, gctx;
+        int *map = malloc(sizeof(int) * (size_t)np);
+        for (int k = 1; k < np; k++) {
+            map[k - 1] = k;
+        }
+        Cblacs_get(-1, 0, &sys);
+        ctxa = sys;
+        Cblacs_gridinit(&ctxa, "R", 1, np);
+        ctxb = sys;
+        Cblacs_gridmap(&ctxb, map, 1, 1, np - 1); /* -1 on rank 0 */
+        gctx = sys;
+        Cblacs_gridinit(&gctx, "R", 1, np);
+        for (int r = 0; r < 8; r++, rounds++) {
+            bad += check_shifted(ctxa, ctxb, gctx, 19, 23, r % 2, r);
+        }
+        free(map);
+    }
     /* two layouts: 1 x np -> np x 1, then np x 1 -> 1 x np */
-    for (int phase = 0; phase < 2; phase++) {
+    for (int phase = 0; !collide && phase < 2; phase++) {
         int ctxa, ctxb, gctx;
         Cblacs_get(-1, 0, &sys);
         ctxa = sys;
@@ -133,7 +202,7 @@ int main(int argc, char **argv)
         Cblacs_gridexit(gctx);
     }
     int sub_calls = 0;
-    if (np >= 3) {
+    if (np >= 3 && !collide) {
         int ctx, gctx;
         Cblacs_get(-1, 0, &sys);
         ctx = sys;
