@@ -49,18 +49,6 @@ cs_fresh_dir "$CS_OUT"
 export OMP_NUM_THREADS=1
 fails=0
 
-# launch DIR PRELOAD [VAR=value...] -- PROG ARGS: 2 ranks, in DIR
-launch() {
-    local d=$1 pre=$2
-    shift 2
-    local vars=()
-    while [ "$1" != -- ]; do vars+=("$1"); shift; done
-    shift
-    mkdir -p "$d/stats"
-    (cd "$d" && timeout -k 5 300 "$MPIEXEC" -n 2 env COSTA_SHIM_STATS=summary \
-        "${vars[@]}" ${pre:+LD_PRELOAD=$pre} COSTA_SHIM_STATS_DIR=stats "$@" \
-        > out 2> err)
-}
 
 # field NAME DIR: the value of "NAME <v>" in DIR/out
 field() {
@@ -79,9 +67,9 @@ EOF
 # 1. forced failure on one rank
 for prog in gemr2d_sweep tran_sweep; do
     bin=$BUILD_DIR/t/scalapack/$prog
-    launch "$CS_OUT/nomem.$prog.native" "" -- "$bin" --seed 41 --count 60 \
+    cs_launch2 "$CS_OUT/nomem.$prog.native" "" -- "$bin" --seed 41 --count 60 \
         --digest dig
-    launch "$CS_OUT/nomem.$prog.shim" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT=workspace COSTA_SHIM_TEST_FAULT_RANK=1 \
+    cs_launch2 "$CS_OUT/nomem.$prog.shim" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT=workspace COSTA_SHIM_TEST_FAULT_RANK=1 \
         COSTA_SHIM_STATS=full -- "$bin" --seed 41 --count 60 --digest dig
     rc=$?
     n=$CS_OUT/nomem.$prog.native s=$CS_OUT/nomem.$prog.shim
@@ -115,11 +103,11 @@ min_peak() {
 part_cap() {
     local k
     for k in 1 2 3; do
-        launch "$CS_OUT/cap.native.$k" "" -- "$peak" --n 3000
-        launch "$CS_OUT/cap.1k.$k" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=1k \
+        cs_launch2 "$CS_OUT/cap.native.$k" "" -- "$peak" --n 3000
+        cs_launch2 "$CS_OUT/cap.1k.$k" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=1k \
             COSTA_SHIM_WORKSPACE=inf -- "$peak" --n 3000
     done
-    launch "$CS_OUT/cap.default" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- \
+    cs_launch2 "$CS_OUT/cap.default" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- \
         "$peak" --n 3000
     ln -sfn cap.1k.1 "$CS_OUT/cap.1k"
     hn=$(min_peak "$CS_OUT/cap.native") hd=$(field vmhwm_kb "$CS_OUT/cap.default")
@@ -140,13 +128,13 @@ part_cap() {
 
 # 3. a real address-space limit on one rank
 part_ulimit() {
-    launch "$CS_OUT/ulimit.native" "" -- "$peak" --n 4000
+    cs_launch2 "$CS_OUT/ulimit.native" "" -- "$peak" --n 4000
     vp=$(field vmpeak_kb "$CS_OUT/ulimit.native")
     lim=$((vp + 16384))
     rank_is_1='[ "${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}" = 1 ]'
-    launch "$CS_OUT/ulimit.native2" "" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
+    cs_launch2 "$CS_OUT/ulimit.native2" "" -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
     rn=$?
-    launch "$CS_OUT/ulimit.shim" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
+    cs_launch2 "$CS_OUT/ulimit.shim" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- bash -c "$rank_is_1 && ulimit -v $lim; exec $peak --n 4000"
     rs=$?
     memcalls=$(report_py "$CS_OUT/ulimit.shim" '
     print(sum(r["calls"] for r in rep["routines"]
@@ -168,11 +156,11 @@ part_ulimit() {
 part_bound() {
     local k
     for k in 1 2 3; do
-        launch "$CS_OUT/bound.native.$k" "" -- "$peak" --n 6000 --reps 2
+        cs_launch2 "$CS_OUT/bound.native.$k" "" -- "$peak" --n 6000 --reps 2
     done
-    launch "$CS_OUT/bound.auto" "$CS_PRELOAD" COSTA_SHIM_STATS=full -- "$peak" \
+    cs_launch2 "$CS_OUT/bound.auto" "$CS_PRELOAD" COSTA_SHIM_STATS=full -- "$peak" \
         --n 6000 --reps 2
-    launch "$CS_OUT/bound.inf" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- "$peak" \
+    cs_launch2 "$CS_OUT/bound.inf" "$CS_PRELOAD" COSTA_SHIM_WORKSPACE=inf -- "$peak" \
         --n 6000 --reps 2
     local hn hb hi wb
     hn=$(min_peak "$CS_OUT/bound.native") hb=$(field vmhwm_kb "$CS_OUT/bound.auto")
@@ -204,8 +192,8 @@ else
 fi
 
 # 4. many calls under a small cap: what the shim held stays below it
-launch "$CS_OUT/small.native" "" -- "$sweep" --seed 42 --count 80 --digest dig
-launch "$CS_OUT/small.shim" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=64k -- \
+cs_launch2 "$CS_OUT/small.native" "" -- "$sweep" --seed 42 --count 80 --digest dig
+cs_launch2 "$CS_OUT/small.shim" "$CS_PRELOAD" COSTA_SHIM_MAX_MEMORY=64k -- \
     "$sweep" --seed 42 --count 80 --digest dig
 rc=$?
 res=$(report_py "$CS_OUT/small.shim" '

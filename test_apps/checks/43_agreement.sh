@@ -46,18 +46,8 @@ cs_fresh_dir "$CS_OUT"
 export OMP_NUM_THREADS=1
 fails=0
 
-# launch DIR PRELOAD [VAR=value...] -- PROG ARGS: 2 ranks, in DIR, 120 s
-launch() {
-    local d=$1 pre=$2
-    shift 2
-    local vars=()
-    while [ "$1" != -- ]; do vars+=("$1"); shift; done
-    shift
-    mkdir -p "$d/stats"
-    (cd "$d" && timeout -k 5 120 "$MPIEXEC" -n 2 env "${vars[@]}" \
-        ${pre:+LD_PRELOAD=$pre} COSTA_SHIM_STATS_DIR=stats "$@" \
-        > out 2> err)
-}
+# each run: cs_launch2 (checks_lib.sh), 120 s at most
+export CS_LAUNCH_TIMEOUT=120
 
 # facts DIR RANK: "engine rank_bytes memory checked redist_engine" from
 # the report of DIR (COSTA_SHIM_STATS=full): calls on the engine, bytes
@@ -82,7 +72,7 @@ EOF
 }
 
 for prog in gemr2d_sweep tran_sweep; do
-    launch "$CS_OUT/$prog.native" "" -- "$sca/$prog" --seed 43 --count 40 \
+    cs_launch2 "$CS_OUT/$prog.native" "" -- "$sca/$prog" --seed 43 --count 40 \
         --digest dig
 done
 
@@ -94,7 +84,7 @@ for spec in blacs:1 blacs:0 window:1 workspace:1 plan:0 table:1 table:0 \
         d=$CS_OUT/$step.$rank.$prog
         extra=()
         [ "$step" = verify ] && extra=(COSTA_SHIM_VERIFY=1)
-        launch "$d" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT="$step" \
+        cs_launch2 "$d" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT="$step" \
             COSTA_SHIM_TEST_FAULT_RANK="$rank" COSTA_SHIM_SHM=eager \
             COSTA_SHIM_SHM_MIN=0 COSTA_SHIM_MIN_ELEMS=0 \
             COSTA_SHIM_STATS=full "${extra[@]}" -- \

@@ -47,6 +47,23 @@ cs_report() {
     [ "$1" = ok ] || fails=$((fails + 1))
 }
 
+# cs_launch2 DIR PRELOAD [VAR=value...] -- PROG ARGS: one launch of 2
+# ranks in DIR (created, with DIR/stats for the report:
+# COSTA_SHIM_STATS=summary unless a VAR says otherwise), output in
+# DIR/out and DIR/err, at most $CS_LAUNCH_TIMEOUT seconds (300); returns
+# the launch's exit status.
+cs_launch2() {
+    local d=$1 pre=$2
+    shift 2
+    local vars=()
+    while [ "$1" != -- ]; do vars+=("$1"); shift; done
+    shift
+    mkdir -p "$d/stats"
+    (cd "$d" && timeout -k 5 "${CS_LAUNCH_TIMEOUT:-300}" "$MPIEXEC" -n 2 \
+        env COSTA_SHIM_STATS=summary "${vars[@]}" ${pre:+LD_PRELOAD=$pre} \
+        COSTA_SHIM_STATS_DIR=stats "$@" > out 2> err)
+}
+
 # cs_run_in NAME NP PRELOAD [VAR=value...] -- APP ARGS: one launch (120 s at
 # most) with its output in NAME/out and NAME/err; 0 iff it exits 0 and
 # prints the sentinel last (else a FAIL through cs_report).
