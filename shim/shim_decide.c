@@ -132,10 +132,8 @@ void cs_shim_job_plan(cs_shim_job_t *j, const cs_eng_layout_t *la,
     }
 }
 
-void cs_shim_job_reuse(cs_shim_job_t *j, cs_eng_plan_t *plan,
-                       const cs_config_t *cfg)
+void cs_shim_job_reuse(cs_shim_job_t *j, cs_eng_plan_t *plan)
 {
-    (void)cfg;
     j->plans[0] = plan;
     j->nplans = 1;
     j->cached = 1;

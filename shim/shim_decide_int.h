@@ -123,8 +123,7 @@ void cs_shim_job_plan(cs_shim_job_t *j, const cs_eng_layout_t *la,
 
 /* A plan from the plan cache (the cache keeps owning it): reserve its
  * memory under the cap.  Local. */
-void cs_shim_job_reuse(cs_shim_job_t *j, cs_eng_plan_t *plan,
-                       const struct cs_config *cfg);
+void cs_shim_job_reuse(cs_shim_job_t *j, cs_eng_plan_t *plan);
 
 /* Room for n plans (before cs_shim_job_plan() is called n times); 0 out
  * of memory (the verdict says so).  Local. */

@@ -242,12 +242,14 @@ typedef struct {
     int me;
 } keep_ctx_t;
 
+/* The plan cache's extra key, which only p?gemr2d's tables use. */
+static const int64_t cs_pblas_no_extra[4] = {0, 0, 0, 0};
+
 static int keep_plan(void *ctx, cs_eng_plan_t *plan)
 {
-    static const int64_t none[4] = {0, 0, 0, 0};
     keep_ctx_t *k = ctx;
-    return cs_shim_plan_cache_put(k->key, k->nkey, k->me, none, plan, 0,
-                                  cs_shim_mem_fits);
+    return cs_shim_plan_cache_put(k->key, k->nkey, k->me, cs_pblas_no_extra,
+                                  plan, 0, cs_shim_mem_fits);
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -395,11 +397,10 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         }
     } else {
         kc.nkey = plan_key(&xa, &xc, &op, p, q, kc.key);
-        static const int64_t none[4] = {0, 0, 0, 0};
         cs_eng_plan_t *plan = cs_shim_plan_cache_get(kc.key, kc.nkey, me,
-                                                     none);
+                                                     cs_pblas_no_extra);
         if (plan) {
-            cs_shim_job_reuse(&j, plan, cfg);
+            cs_shim_job_reuse(&j, plan);
         } else {
             plan_build(&xa, &xc, &op, p, q, 0, 0, me, cfg, &j);
         }

@@ -447,7 +447,7 @@ static cs_shim_verdict_t decide_and_plan(const cs_config_t *cfg,
             j && t->key ? cs_shim_plan_cache_get(t->key, t->nkey, 0, kc->key)
                         : NULL;
         if (plan) {
-            cs_shim_job_reuse(j, plan, cfg);
+            cs_shim_job_reuse(j, plan);
         } else if (j) {
             cs_shim_job_plan(j, &la, &lb, op, t->me, cfg);
         }
@@ -526,7 +526,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         cs_shim_job_identity(&j, NULL, 0, t.digest);
     }
     if (plan) {
-        cs_shim_job_reuse(&j, plan, cfg);
+        cs_shim_job_reuse(&j, plan);
         wish_shm(&j, g, &op, cfg);
     }
 
