@@ -37,6 +37,12 @@ typedef enum {
 } cs_cfg_shm_t;
 
 typedef enum {
+    CS_CFG_GEMM_OFF = 0,
+    CS_CFG_GEMM_ON,
+    CS_CFG_GEMM_FORCE
+} cs_cfg_gemm_t;
+
+typedef enum {
     CS_CFG_STATS_OFF = 0,
     CS_CFG_STATS_SUMMARY,
     CS_CFG_STATS_FULL,
@@ -104,6 +110,7 @@ typedef struct cs_config {
     int64_t workspace;           /* COSTA_SHIM_WORKSPACE bytes, -1 = inf,
                                   * CS_CFG_SIZE_WORD = auto */
     cs_cfg_shm_t shm;            /* COSTA_SHIM_SHM */
+    cs_cfg_gemm_t gemm;          /* COSTA_SHIM_GEMM */
     int64_t shm_min;             /* COSTA_SHIM_SHM_MIN bytes, -1 = inf */
     cs_cfg_relabel_t relabel;    /* COSTA_SHIM_RELABEL */
     char relabel_plan[CS_CFG_PATH_LEN]; /* COSTA_SHIM_RELABEL_PLAN */

@@ -15,6 +15,8 @@ static const char *const cs_fallback_words[] = {"auto", "never", "always",
 static const char *const cs_relabel_words[] = {"off", "report", "apply",
                                                NULL};
 static const char *const cs_shm_words[] = {"off", "auto", "eager", NULL};
+/* Index = cs_cfg_gemm_t value. */
+static const char *const cs_gemm_words[] = {"off", "on", "force", NULL};
 static const char *const cs_stats_words[] = {"off", "summary", "full",
                                              "local", NULL};
 /* Index = cs_log_level_t value. */
@@ -87,6 +89,14 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "part): `auto` creates it once the data that could have used it is "
      "40 times its size (its page faults then have paid off), `eager` at "
      "the first call that can use it, `off` never"},
+    {"COSTA_SHIM_GEMM", "off", NULL, CS_CFG_T_ENUM, CS_OFF(gemm),
+     cs_gemm_words, 0, 0, "`off`, `on`, `force` (testing)",
+     "p?gemm through the engine: `off` leaves every p?gemm call to "
+     "ScaLAPACK (results bit-identical); `on` runs the calls a cost model "
+     "expects to be faster on the engine (results within PBLAS's error "
+     "bound, not bit-identical: docs/design.md, \"Matrix "
+     "multiplication\"); `force`: every call the engine can take.  Must be "
+     "the same on every rank"},
     {"COSTA_SHIM_SHM_MIN", "64k", NULL, CS_CFG_T_SIZE, CS_OFF(shm_min), NULL,
      0, INT64_MAX,
      "`inf` or bytes >= 0, optional suffix `k`, `M`, `G`, `T` (powers of "

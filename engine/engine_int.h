@@ -26,6 +26,10 @@ static inline int64_t cs_eng_max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+/* MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) (exchange.c, where GCC's
+ * false positive on MPICH's MPI_STATUSES_IGNORE is silenced once). */
+int cs_eng_wait_all(int n, MPI_Request *reqs);
+
 /* ------------------------------------------------------------ fatal */
 
 /* A fatal error (printf format, one line, lower case): the message goes

@@ -71,7 +71,7 @@ static int64_t msg_chunks(const cs_eng_msg_t *msg, const cs_eng_peer_t *pe,
  * this one wrapper only. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
-static int wait_all(int n, MPI_Request *reqs)
+int cs_eng_wait_all(int n, MPI_Request *reqs)
 {
     return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
@@ -754,10 +754,10 @@ cs_status_t cs_eng_exch_execute(cs_eng_exch_t *plan, const void *a_base,
             unpack_peer(plan, p, &pg);
         }
     }
-    check_mpi(wait_all(nr - nrecvreq, reqs + nrecvreq), "MPI_Waitall");
+    check_mpi(cs_eng_wait_all(nr - nrecvreq, reqs + nrecvreq), "MPI_Waitall");
     /* packages read from shared buffers: acknowledgements sent, and
      * (before this rank's buffer may be packed again) received */
-    check_mpi(wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
+    check_mpi(cs_eng_wait_all(pg.ndone, plan->done_reqs), "MPI_Waitall");
     double t_end = MPI_Wtime();
     if (may_stream) {
         cs_eng_choice_record(&plan->pack_choice, stream, t_end - t0, 1);

@@ -56,12 +56,13 @@ ROUTINES = [
     "pstran", "pdtran", "pctranu", "pztranu", "pctranc", "pztranc",
     "psgeadd", "pdgeadd", "pcgeadd", "pzgeadd",
     "pstradd", "pdtradd", "pctradd", "pztradd",
+    "psgemm", "pdgemm", "pcgemm", "pzgemm",
 ]
 ROUTINE_INDEX = {r: i for i, r in enumerate(ROUTINES)}
 PATHS = ["engine", "fallback", "passthrough", "nested", "none"]
 REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
            "memory", "mpi_not_ready", "nested", "always", "unsupported",
-           "mpi_mismatch", "no_work"]
+           "mpi_mismatch", "no_work", "gemm_off", "native_faster"]
 # bytes_node, bytes_net: of bytes_sent, to ranks of the sender's node and
 # of other nodes (absent from reports before they existed: read as 0)
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",

@@ -41,7 +41,8 @@ typedef enum {
     CS_SHIM_FAM_TRMR2D,     /* p?trmr2d: REDIST trapezoidal copy */
     CS_SHIM_FAM_TRAN,       /* p?tran, p?tranu, p?tranc */
     CS_SHIM_FAM_GEADD,      /* p?geadd */
-    CS_SHIM_FAM_TRADD       /* p?tradd */
+    CS_SHIM_FAM_TRADD,      /* p?tradd */
+    CS_SHIM_FAM_GEMM        /* p?gemm */
 } cs_shim_family_t;
 
 typedef enum {
@@ -105,6 +106,9 @@ typedef enum {
     CS_SHIM_REASON_MPI_MISMATCH,  /* the process's MPI is not this build's */
     CS_SHIM_REASON_NO_WORK,       /* M or N is 0, or alpha = 0 and beta = 1:
                                    * the real routine returns at once too */
+    CS_SHIM_REASON_GEMM_OFF,      /* p?gemm with COSTA_SHIM_GEMM=off */
+    CS_SHIM_REASON_NATIVE_FASTER, /* p?gemm: the cost model or the
+                                   * measured times chose the real routine */
     CS_SHIM_NREASON
 } cs_shim_reason_t;
 

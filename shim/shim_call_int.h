@@ -13,7 +13,7 @@
 
 /*
  * Arguments of one call, normalised from either ABI.  B is the target (C
- * of the PBLAS routines).  Character arguments keep the caller's pointer
+ * of the PBLAS routines); p?gemm's second operand (its B) is X.  Character arguments keep the caller's pointer
  * and hidden Fortran length so the real routine gets exactly what the
  * application passed.
  */
@@ -32,8 +32,15 @@ typedef struct {
     const void *beta;
     const char *uplo;   /* p?trmr2d, p?tradd */
     const char *diag;   /* p?trmr2d */
-    const char *trans;  /* p?geadd, p?tradd */
+    const char *trans;  /* p?geadd, p?tradd; p?gemm: TRANSA */
     size_t len1, len2;  /* hidden lengths of the character arguments */
+    /* p?gemm: TRANSB, K and the operand X(ix:, jx:) (PBLAS's B) */
+    const char *transb;
+    cs_fint k;
+    void *x;
+    cs_fint ix, jx;
+    const cs_fint *descx;
+    const cs_fint *pk, *pix, *pjx;
     const cs_fint *pm, *pn; /* the caller's pointers, for the real
                              * Fortran */
     const cs_fint *pia, *pja, *pib, *pjb, *pictxt;
@@ -81,6 +88,10 @@ void cs_shim_redist(const cs_shim_call_t *g);
 /* Serve a p?tran, p?tranu, p?tranc, p?geadd or p?tradd call (PBLAS
  * semantics).  Collective over A's context like the real routine. */
 void cs_shim_pblas(const cs_shim_call_t *g);
+
+/* Serve a p?gemm call.  Collective over A's context like the real
+ * routine. */
+void cs_shim_gemm(const cs_shim_call_t *g);
 
 /* Run the real routine with the caller's arguments (ABI of the spelling
  * used if the real library has it).  Aborts with a message if absent. */

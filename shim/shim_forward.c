@@ -43,6 +43,14 @@ typedef void (*tradd_f_t)(const char *, const char *, const cs_fint *,
                           const void *, void *, const cs_fint *,
                           const cs_fint *, const cs_fint *, size_t, size_t);
 
+typedef void (*gemm_f_t)(const char *, const char *, const cs_fint *,
+                         const cs_fint *, const cs_fint *, const void *,
+                         void *, const cs_fint *, const cs_fint *,
+                         const cs_fint *, void *, const cs_fint *,
+                         const cs_fint *, const cs_fint *, const void *,
+                         void *, const cs_fint *, const cs_fint *,
+                         const cs_fint *, size_t, size_t);
+
 void cs_shim_call_real(const cs_shim_call_t *g)
 {
     int fortran = g->spelling != CS_SHIM_SP_C;
@@ -89,6 +97,12 @@ void cs_shim_call_real(const cs_shim_call_t *g)
         ((tradd_f_t)fn)(g->uplo, g->trans, g->pm, g->pn, g->alpha, g->a, g->pia,
                         g->pja, g->desca, g->beta, g->b, g->pib, g->pjb,
                         g->descb, g->len1, g->len2);
+        break;
+    case CS_SHIM_FAM_GEMM:
+        ((gemm_f_t)fn)(g->trans, g->transb, g->pm, g->pn, g->pk, g->alpha,
+                       g->a, g->pia, g->pja, g->desca, g->x, g->pix, g->pjx,
+                       g->descx, g->beta, g->b, g->pib, g->pjb, g->descb,
+                       g->len1, g->len2);
         break;
     default:
         break;

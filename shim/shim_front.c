@@ -291,6 +291,9 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
         cs_shim_call_real(g);
     }
     rec.t = cs_shim_now() - t0; /* the check below is not the call's time */
+    if (tr.done) {
+        tr.done(tr.done_ctx, &rec);
+    }
     if (tr.verify_go && rec.path == CS_SHIM_PATH_ENGINE) {
         tr.maxdiff = verify_run(g, &v);
         tr.verified = v.copy != NULL;

@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "config/log.h"
+#include "shim/gemm/gemm_int.h"
 #include "shim/shim.h"
 #include "shim/shim_init_int.h"
 #include "shim/shim_mpi_int.h"
@@ -56,6 +57,7 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     cs_shim_report_write(cs_shim_finalize_collective());
     cs_shim_plan_cache_clear();
     cs_eng_workspace_release();
+    cs_shim_gemm_buffer_release();
     cs_eng_shm_release(); /* collective: every rank finalizes */
     return MPI_SUCCESS;
 }

@@ -4,7 +4,8 @@
  * before it allocates.
  *
  * What the shim holds between calls: the engine's workspace, the plans of
- * the plan cache and the shared send buffer.  A call adds its plan (when
+ * the plan cache and the shared send buffer; during a call also the
+ * buffers it claimed (p?gemm's slabs, cs_shim_mem_claim).  A call adds its plan (when
  * new) and whatever its reservation would allocate
  * (cs_eng_plan_reserve_bytes, computed from the plan, nothing touched).
  * When that would go above the cap, room is made first: the workspace is
@@ -46,6 +47,8 @@
 static pthread_mutex_t cs_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t cs_mem_cap_once = PTHREAD_ONCE_INIT;
 static int64_t cs_mem_cap_bytes; /* written once, under cs_mem_cap_once */
+/* Bytes claimed by calls in progress (cs_shim_mem_claim). */
+static _Atomic int64_t cs_mem_claimed;
 
 static void cap_compute(void)
 {
@@ -85,7 +88,7 @@ int64_t cs_shim_mem_peak(void)
 int64_t cs_shim_mem_held(void)
 {
     return cs_eng_workspace_total() + cs_shim_plan_cache_bytes() +
-           cs_eng_shm_size();
+           cs_eng_shm_size() + atomic_load(&cs_mem_claimed);
 }
 
 int cs_shim_mem_fits(int64_t add)
@@ -154,4 +157,29 @@ int cs_shim_mem_keep(cs_shim_keep_fn keep, void *ctx, cs_eng_plan_t *plan)
     int kept = keep(ctx, plan);
     pthread_mutex_unlock(&cs_mem_lock);
     return kept;
+}
+
+int cs_shim_mem_claim(int64_t bytes)
+{
+    pthread_mutex_lock(&cs_mem_lock);
+    int64_t cap = cs_shim_mem_cap();
+    int ok = cap < 0 || cs_shim_mem_held() + bytes <= cap;
+    while (!ok && cs_shim_plan_cache_evict(NULL)) {
+        ok = cs_shim_mem_held() + bytes <= cap;
+    }
+    if (ok) {
+        atomic_fetch_add(&cs_mem_claimed, bytes);
+    } else {
+        cs_log_info("memory: the call needs %lld bytes more, the shim holds "
+                    "%lld, COSTA_SHIM_MAX_MEMORY is %lld: forwarded",
+                    (long long)bytes, (long long)cs_shim_mem_held(),
+                    (long long)cap);
+    }
+    pthread_mutex_unlock(&cs_mem_lock);
+    return ok ? 0 : 1;
+}
+
+void cs_shim_mem_unclaim(int64_t bytes)
+{
+    atomic_fetch_sub(&cs_mem_claimed, bytes);
 }

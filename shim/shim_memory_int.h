@@ -40,6 +40,15 @@ int cs_shim_mem_reserve(cs_eng_plan_t *plan, int cached,
 typedef int (*cs_shim_keep_fn)(void *ctx, cs_eng_plan_t *plan);
 int cs_shim_mem_keep(cs_shim_keep_fn keep, void *ctx, cs_eng_plan_t *plan);
 
+/*
+ * Claim bytes the call is about to allocate itself (p?gemm's buffers)
+ * under the cap, after evicting cached plans if needed: 0 claimed (held
+ * grows by bytes until cs_shim_mem_unclaim), 1 above the cap (nothing
+ * claimed).  Local, thread-safe.
+ */
+int cs_shim_mem_claim(int64_t bytes);
+void cs_shim_mem_unclaim(int64_t bytes);
+
 /* Record what the shim holds now plus transient bytes (plans about to be
  * freed) for the peak; the peak so far.  Local. */
 void cs_shim_mem_note(int64_t transient);

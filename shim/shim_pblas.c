@@ -26,6 +26,7 @@
 #include "shim/shim_decide_int.h"
 #include "shim/shim_engine_int.h"
 #include "shim/shim_memory_int.h"
+#include "shim/shim_operand_int.h"
 #include "shim/shim_pblas_agree_int.h"
 #include "shim/shim_plan_cache_int.h"
 #include "shim/shim_process_int.h"
@@ -34,51 +35,8 @@
 
 #include <mpi.h>
 
-enum { ARG_OK = 0, ARG_UNSUPPORTED = 1, ARG_INVALID = 2 };
-
 /* Ints of a plan cache key (plan_key()). */
 #define CS_SHIM_PB_KEY 43
-
-/* One matrix operand, decoded from a DTYPE 1 or DTYPE 2 descriptor. */
-typedef struct {
-    int m_, n_, imb, inb, mb, nb, rsrc, csrc, lld;
-} operand_t;
-
-/*
- * PB_Cchkmat's checks for sub(X) = X(i:i+rows-1, j:j+cols-1), as far as
- * needed to know whether PBLAS accepts the call (which entry is wrong does
- * not matter: PBLAS itself reports it).  Local.
- */
-static int check_operand(const cs_fint *d, int rows, int cols, int i, int j,
-                         int ctxt, int p, int q, int myr, int myc,
-                         operand_t *x)
-{
-    if (d[0] == 1) {
-        *x = (operand_t){d[2], d[3], d[4], d[5], d[4], d[5], d[6], d[7], d[8]};
-    } else if (d[0] == 2) {
-        *x = (operand_t){d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]};
-    } else {
-        return ARG_INVALID;
-    }
-    if (d[1] != ctxt || rows < 0 || cols < 0 || i < 1 || j < 1 ||
-        x->imb < 1 || x->inb < 1 || x->mb < 1 || x->nb < 1 ||
-        x->rsrc < -1 || x->rsrc >= p || x->csrc < -1 || x->csrc >= q) {
-        return ARG_INVALID;
-    }
-    if (rows == 0 || cols == 0) {
-        return x->m_ < 0 || x->n_ < 0 || x->lld < 1 ? ARG_INVALID : ARG_OK;
-    }
-    if (x->m_ < 1 || x->n_ < 1 || (int64_t)i - 1 + rows > x->m_ ||
-        (int64_t)j - 1 + cols > x->n_ || x->lld < 1) {
-        return ARG_INVALID;
-    }
-    int64_t lr = cs_shim_local_extent(x->m_, x->mb, x->imb, x->rsrc, p, myr);
-    int64_t lc = cs_shim_local_extent(x->n_, x->nb, x->inb, x->csrc, q, myc);
-    if (lc > 0 && x->lld < (lr > 1 ? lr : 1)) {
-        return ARG_INVALID;
-    }
-    return ARG_OK;
-}
 
 /*
  * 1 when PBLAS forms sub(C) through a sum with zeros, which turns -0.0
@@ -94,8 +52,8 @@ static int check_operand(const cs_fint *d, int rows, int cols, int i, int j,
  * every pattern of sources -1 (960 calls of tran and geadd 'N'/'T', wide
  * and tall), and by check 38 (tradd too).
  */
-static int panels_sum(int c_col, int a_col, int p, int q, const operand_t *xa,
-                      const operand_t *xc)
+static int panels_sum(int c_col, int a_col, int p, int q, const cs_shim_operand_t *xa,
+                      const cs_shim_operand_t *xc)
 {
     int a_dist = a_col ? xa->rsrc >= 0 && p > 1 : xa->csrc >= 0 && q > 1;
     int c_dist = c_col ? xc->rsrc >= 0 && p > 1 : xc->csrc >= 0 && q > 1;
@@ -109,7 +67,7 @@ static int panels_sum(int c_col, int a_col, int p, int q, const operand_t *xa,
  * choice; PB_Cpgeadd (p?geadd 'N') along rows of both likewise; PB_Cptradd
  * along C's columns when M >= N, A's the same way unless transposed. */
 static int pblas_sums(int family, int trans, int64_t m, int64_t n, int p,
-                      int q, const operand_t *xa, const operand_t *xc)
+                      int q, const cs_shim_operand_t *xa, const cs_shim_operand_t *xc)
 {
     if (family == CS_SHIM_FAM_TRADD) {
         return panels_sum(m >= n, trans ? m < n : m >= n, p, q, xa, xc);
@@ -122,57 +80,6 @@ static int pblas_sums(int family, int trans, int64_t m, int64_t n, int p,
     return panels_sum(!rows, !rows, p, q, xa, xc);
 }
 
-static void scalar(const cs_shim_call_t *g, const void *v, double out[2])
-{
-    switch (cs_shim_routines[g->routine].type) {
-    case 's':
-        out[0] = *(const float *)v;
-        out[1] = 0.0;
-        break;
-    case 'c':
-        out[0] = ((const float *)v)[0];
-        out[1] = ((const float *)v)[1];
-        break;
-    case 'z':
-        out[0] = ((const double *)v)[0];
-        out[1] = ((const double *)v)[1];
-        break;
-    default:
-        out[0] = *(const double *)v;
-        out[1] = 0.0;
-    }
-}
-
-/*
- * The engine layout of an operand.  A replicated dimension (RSRC or CSRC =
- * -1) holds every index on every process row (column); for one
- * sub-problem it is a single block held by the selected row rsel (column
- * csel).  grid must hold p * q ints; it is filled here (BLACS numbers its
- * communicator row-major).
- */
-static void build_layout(const operand_t *x, int p, int q, int rsel, int csel,
-                         int *grid, cs_eng_layout_t *l)
-{
-    int rrep = x->rsrc < 0, crep = x->csrc < 0;
-    int np = rrep ? 1 : p, nq = crep ? 1 : q;
-    l->rows = (cs_eng_dist_t){0};
-    l->cols = (cs_eng_dist_t){0};
-    cs_eng_dist_cyclic(x->m_, x->mb, x->imb, rrep ? 0 : x->rsrc, np,
-                       &l->rows);
-    cs_eng_dist_cyclic(x->n_, x->nb, x->inb, crep ? 0 : x->csrc, nq,
-                       &l->cols);
-    for (int i = 0; i < np; i++) {
-        for (int j = 0; j < nq; j++) {
-            grid[i * nq + j] = (rrep ? rsel : i) * q + (crep ? csel : j);
-        }
-    }
-    l->nprow = np;
-    l->npcol = nq;
-    l->grid = grid;
-    l->ld = x->lld;
-    l->order = CS_ENG_COLMAJOR;
-}
-
 /*
  * The plan cache key of a call: everything the plan is built from
  * (operands, offsets, op and its scalars' bits, grid shape).
@@ -180,7 +87,7 @@ static void build_layout(const operand_t *x, int p, int q, int rsel, int csel,
  * of the plan is local and identical on all ranks, so the same rule holds:
  * equal inputs, equal plan.
  */
-static int plan_key(const operand_t *xa, const operand_t *xc,
+static int plan_key(const cs_shim_operand_t *xa, const cs_shim_operand_t *xc,
                     const cs_eng_op_t *op, int p, int q,
                     int key[CS_SHIM_PB_KEY])
 {
@@ -203,7 +110,7 @@ static int plan_key(const operand_t *xa, const operand_t *xc,
     n += (int)(2 * sizeof(double) / sizeof(int));
     return n;
 }
-_Static_assert(CS_SHIM_PB_KEY == 1 + 2 * sizeof(operand_t) / sizeof(int) +
+_Static_assert(CS_SHIM_PB_KEY == 1 + 2 * sizeof(cs_shim_operand_t) / sizeof(int) +
                                       16 + 4 * sizeof(double) / sizeof(int),
                "CS_SHIM_PB_KEY is the length plan_key() writes");
 
@@ -217,7 +124,7 @@ _Static_assert(CS_SHIM_PB_KEY == 1 + 2 * sizeof(operand_t) / sizeof(int) +
  * 0.  The sub-problems are not cached (each copy has its own plan, and
  * such calls are rare).
  */
-static void plan_build(const operand_t *xa, const operand_t *xc,
+static void plan_build(const cs_shim_operand_t *xa, const cs_shim_operand_t *xc,
                        const cs_eng_op_t *op, int p, int q, int rsel,
                        int csel, int me, const cs_config_t *cfg,
                        cs_shim_job_t *j)
@@ -229,8 +136,8 @@ static void plan_build(const operand_t *xa, const operand_t *xc,
         return;
     }
     cs_eng_layout_t la, lc; /* the plan keeps no pointer into them */
-    build_layout(xa, p, q, rsel, csel, grid, &la);
-    build_layout(xc, p, q, rsel, csel, grid + (size_t)p * (size_t)q, &lc);
+    cs_shim_operand_layout(xa, p, q, rsel, csel, grid, &la);
+    cs_shim_operand_layout(xc, p, q, rsel, csel, grid + (size_t)p * (size_t)q, &lc);
     cs_shim_job_plan(j, &la, &lc, op, me, cfg);
     free(grid);
 }
@@ -258,14 +165,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
     const char *name = rt->lower;
     int cplx = rt->type == 'c' || rt->type == 'z';
-    int arg = ARG_OK;
+    int arg = CS_SHIM_ARG_OK;
 
     /* op(A) and, for p?tradd, the trapezoid of sub(C) */
     char t = rt->family == CS_SHIM_FAM_TRAN
                  ? (rt->conj ? 'C' : 'T')
                  : (char)toupper((unsigned char)g->trans[0]);
     if (t != 'N' && t != 'T' && t != 'C') {
-        arg = ARG_INVALID;
+        arg = CS_SHIM_ARG_INVALID;
     }
     cs_eng_op_t op = cs_shim_eng_op(g);
     op.type = cs_shim_eng_type(g->routine);
@@ -275,7 +182,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     if (rt->family == CS_SHIM_FAM_TRADD) {
         char u = (char)toupper((unsigned char)g->uplo[0]);
         if (u != 'U' && u != 'L') {
-            arg = ARG_INVALID;
+            arg = CS_SHIM_ARG_INVALID;
         }
         /* p?tradd: the trapezoid of sub(C), LAPACK's rule from its
          * top-left corner */
@@ -284,8 +191,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         op.tradd = 1;
         op.tradd_kb = cs_shim_pilaenv(g->desca[1], rt->type);
     }
-    scalar(g, g->alpha, op.alpha);
-    scalar(g, g->beta, op.beta);
+    cs_shim_scalar(g->routine, g->alpha, op.alpha);
+    cs_shim_scalar(g->routine, g->beta, op.beta);
 
     /* every caller must be in A's grid: PBLAS aborts otherwise (-702) */
     int ctxt = g->desca[1], p, q, myr, myc;
@@ -296,14 +203,14 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     int arows = op.trans ? g->n : g->m, acols = op.trans ? g->m : g->n;
-    operand_t xa = {0}, xc = {0};
+    cs_shim_operand_t xa = {0}, xc = {0};
     if (g->m < 0 || g->n < 0) {
-        arg = ARG_INVALID;
+        arg = CS_SHIM_ARG_INVALID;
     }
-    if (arg == ARG_OK) {
-        arg = check_operand(g->desca, arows, acols, g->ia, g->ja, ctxt, p, q,
+    if (arg == CS_SHIM_ARG_OK) {
+        arg = cs_shim_operand_check(g->desca, arows, acols, g->ia, g->ja, ctxt, p, q,
                             myr, myc, &xa);
-        int argc = check_operand(g->descb, g->m, g->n, g->ib, g->jb, ctxt, p,
+        int argc = cs_shim_operand_check(g->descb, g->m, g->n, g->ib, g->jb, ctxt, p,
                                  q, myr, myc, &xc);
         arg = arg > argc ? arg : argc;
     }
@@ -330,8 +237,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int b0 = op.beta[0] == 0.0 && op.beta[1] == 0.0;
     int am1 = op.alpha[0] == -1.0 && op.alpha[1] == 0.0;
     if (b1 && !a0 && (cplx || !(a1 || am1)) &&
-        rt->family != CS_SHIM_FAM_TRADD && arg == ARG_OK) {
-        arg = ARG_UNSUPPORTED;
+        rt->family != CS_SHIM_FAM_TRADD && arg == CS_SHIM_ARG_OK) {
+        arg = CS_SHIM_ARG_UNSUPPORTED;
     }
     /* RATIONALE: where PBLAS scales complex data with ?SCAL (alpha = 0:
      * C := beta C; p?tradd: C := beta C, and alpha op(A) unless
@@ -340,8 +247,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
      * those calls, all local in PBLAS anyway, go to PBLAS. */
     int tradd_scal = rt->family == CS_SHIM_FAM_TRADD &&
                      ((!b0 && !b1) || (!a0 && !a1 && !op.conj));
-    if (cplx && arg == ARG_OK && ((a0 && !b0 && !b1) || tradd_scal)) {
-        arg = ARG_UNSUPPORTED;
+    if (cplx && arg == CS_SHIM_ARG_OK && ((a0 && !b0 && !b1) || tradd_scal)) {
+        arg = CS_SHIM_ARG_UNSUPPORTED;
     }
     /* Replicated operands (RSRC or CSRC = -1).  RATIONALE: where PBLAS sums
      * the copies of C (pblas_sums) it adds the zero after alpha * op(A) in
@@ -351,20 +258,20 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
      * any real alpha gives the same bits; its complex sums (the ?AXPY
      * order of cs_eng_op_t.tradd after a sum) were not checked and go to
      * PBLAS. */
-    if (arg == ARG_OK &&
+    if (arg == CS_SHIM_ARG_OK &&
         (xa.rsrc < 0 || xa.csrc < 0 || xc.rsrc < 0 || xc.csrc < 0) && !a0 &&
         pblas_sums(rt->family, op.trans, g->m, g->n, p, q, &xa, &xc)) {
         op.add_zero = 1;
         if (rt->family == CS_SHIM_FAM_TRADD ? cplx : !a1) {
-            arg = ARG_UNSUPPORTED;
+            arg = CS_SHIM_ARG_UNSUPPORTED;
         }
     }
     if (g->m == 0 || g->n == 0 || (a0 && b1)) {
         /* PBLAS: checks, then a quick return without communication; each
          * process decides alone, exactly as PBLAS does */
-        rec->path = arg == ARG_INVALID ? CS_SHIM_PATH_FALLBACK
+        rec->path = arg == CS_SHIM_ARG_INVALID ? CS_SHIM_PATH_FALLBACK
                                        : CS_SHIM_PATH_NONE;
-        rec->reason = arg == ARG_INVALID ? CS_SHIM_REASON_BAD_DESC
+        rec->reason = arg == CS_SHIM_ARG_INVALID ? CS_SHIM_REASON_BAD_DESC
                                          : CS_SHIM_REASON_NO_WORK;
         return;
     }
@@ -383,10 +290,10 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     cs_shim_job_t j;
     cs_shim_job_init(&j, name, comm, cfg, tr);
     keep_ctx_t kc = {.me = me};
-    int split = arg == ARG_OK && ((xc.rsrc < 0 && p > 1) ||
+    int split = arg == CS_SHIM_ARG_OK && ((xc.rsrc < 0 && p > 1) ||
                                   (xc.csrc < 0 && q > 1));
-    if (arg != ARG_OK) {
-        cs_shim_job_refuse(&j, arg == ARG_INVALID ? CS_SHIM_V_INVALID
+    if (arg != CS_SHIM_ARG_OK) {
+        cs_shim_job_refuse(&j, arg == CS_SHIM_ARG_INVALID ? CS_SHIM_V_INVALID
                                                   : CS_SHIM_V_UNSUPPORTED);
     } else if (split) {
         int nr = xc.rsrc < 0 ? p : 1, nc = xc.csrc < 0 ? q : 1;
@@ -413,7 +320,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     const int oa[6] = {xa.mb, xa.nb, xa.imb, xa.inb, xa.rsrc, xa.csrc};
     const int oc[6] = {xc.mb, xc.nb, xc.imb, xc.inb, xc.rsrc, xc.csrc};
     cs_shim_pblas_params(g, oa, oc, par);
-    if (arg == ARG_INVALID) {
+    if (arg == CS_SHIM_ARG_INVALID) {
         /* PBLAS's own message for invalid input, whatever the others pass */
         cs_shim_job_identity(&j, NULL, 0, (const uint64_t[2]){0, 0});
     } else {
@@ -442,8 +349,8 @@ static double arrive(const cs_shim_call_t *g)
     if (g->m <= 0 || g->n <= 0) {
         return 0.0;
     }
-    scalar(g, g->alpha, alpha);
-    scalar(g, g->beta, beta);
+    cs_shim_scalar(g->routine, g->alpha, alpha);
+    cs_shim_scalar(g->routine, g->beta, beta);
     if (alpha[0] == 0.0 && alpha[1] == 0.0 && beta[0] == 1.0 &&
         beta[1] == 0.0) {
         return 0.0;

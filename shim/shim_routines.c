@@ -55,6 +55,8 @@ const char *cs_shim_reason_str(int reason)
         [CS_SHIM_REASON_UNSUPPORTED] = "unsupported",
         [CS_SHIM_REASON_MPI_MISMATCH] = "mpi_mismatch",
         [CS_SHIM_REASON_NO_WORK] = "no_work",
+        [CS_SHIM_REASON_GEMM_OFF] = "gemm_off",
+        [CS_SHIM_REASON_NATIVE_FASTER] = "native_faster",
     };
     return reason >= 0 && reason < CS_SHIM_NREASON ? str[reason] : "?";
 }

@@ -90,10 +90,18 @@ static void app_args(char *line, size_t len, size_t *pos,
         cs_shim_str_append(line, len, pos, " diag:%c", g->diag[0]);
     }
     if (g->trans) {
-        cs_shim_str_append(line, len, pos, " trans:%c", g->trans[0]);
+        cs_shim_str_append(line, len, pos, g->transb ? " transa:%c"
+                                                      : " trans:%c",
+                           g->trans[0]);
+    }
+    if (g->transb) {
+        cs_shim_str_append(line, len, pos, " transb:%c", g->transb[0]);
     }
     cs_shim_str_append(line, len, pos, " m:%lld n:%lld", (long long)g->m,
                        (long long)g->n);
+    if (fam == CS_SHIM_FAM_GEMM) {
+        cs_shim_str_append(line, len, pos, " k:%lld", (long long)g->k);
+    }
     if (!redist) {
         app_scalar(line, len, pos, "alpha", g->routine, g->alpha);
     }
@@ -103,6 +111,11 @@ static void app_args(char *line, size_t len, size_t *pos,
     int read_desc = !redist || (g->m != 0 && g->n != 0);
     if (read_desc) {
         app_desc(line, len, pos, "descA", g->desca);
+    }
+    if (fam == CS_SHIM_FAM_GEMM) {
+        cs_shim_str_append(line, len, pos, " ib:%lld jb:%lld",
+                           (long long)g->ix, (long long)g->jx);
+        app_desc(line, len, pos, "descB", g->descx);
     }
     if (!redist) {
         app_scalar(line, len, pos, "beta", g->routine, g->beta);
@@ -174,6 +187,9 @@ void cs_shim_trace_call(const cs_config_t *cfg, const cs_shim_record_t *rec,
     }
     if (tr->table) {
         cs_shim_str_append(line, len, &pos, " table:%s", tr->table);
+    }
+    if (tr->gemm[0]) {
+        cs_shim_str_append(line, len, &pos, " %s", tr->gemm);
     }
     if (tr->verified) {
         cs_shim_str_append(line, len, &pos, " maxdiff:%.1e", tr->maxdiff);

@@ -25,6 +25,14 @@ typedef struct cs_shim_trace {
     int verified;      /* this rank compared its target with the real
                         * routine's */
     double maxdiff;    /* largest difference from the real routine */
+    /* p?gemm: the decision and, on the engine path, the split, the words
+     * moved against PBLAS's and the phases ("gemm:... "); empty
+     * otherwise */
+    char gemm[256];
+    /* called by the front once the call is over (its time known, the real
+     * routine run if it was the path); NULL: nothing to do */
+    void (*done)(void *ctx, const cs_shim_record_t *rec);
+    void *done_ctx;
 } cs_shim_trace_t;
 
 /* Write the line for one call if COSTA_SHIM_VERBOSE >= 1 and this

@@ -1,0 +1,126 @@
+/*
+ * engine/matmul/matmul.h - matrix multiplication through the engine:
+ * C := alpha op(A) op(B) + beta C for matrices in any engine layouts
+ * (docs/design.md, "Matrix multiplication").
+ *
+ * The P processes form a pm x pn x pk grid.  Process (i, j, l) multiplies
+ * the rows M_i of op(A), the columns N_j of op(B) and the slab K_l of the
+ * inner dimension: it receives its blocks of A and B with one exchange
+ * each (plain copies of the application's layouts into contiguous
+ * slabs), completes them from the other copies of its slab (A's slab is
+ * needed by the pn processes of the same i and l, B's by the pm of the
+ * same j and l: each receives 1/pn, resp. 1/pm, and the copies are
+ * exchanged directly), multiplies locally with the application's ?gemm,
+ * sums the partial products of the pk slabs (a reduce-scatter: each of
+ * the pk processes receives one column piece of C_ij summed over l) and
+ * writes its piece into C with alpha and beta by a third exchange.
+ *
+ * Nothing here knows ScaLAPACK: the layouts come from the caller, and so
+ * does the local multiplication.
+ */
+#ifndef CS_ENGINE_MATMUL_MATMUL_H
+#define CS_ENGINE_MATMUL_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+
+#include <mpi.h>
+
+/* One multiplication: sub(C) (m x n, at 0-based (ic, jc) of C) :=
+ * alpha op(sub(A)) op(sub(B)) + beta sub(C), op(sub(A)) m x k at (ia, ja)
+ * of A, op(sub(B)) k x n at (ib, jb) of B. */
+typedef struct {
+    int64_t m, n, k;
+    int64_t ia, ja, ib, jb, ic, jc;
+    int type; /* cs_eng_type_t: S, D, C or Z */
+    size_t esize;
+    char transa, transb; /* 'N', 'T' or 'C' (conjugate transpose) */
+    double alpha[2], beta[2];
+} cs_eng_mm_op_t;
+
+/* The process grid of the multiplication: pm * pn * pk = P. */
+typedef struct {
+    int pm, pn, pk;
+} cs_eng_mm_split_t;
+
+/* What a split costs one process (the largest over the processes, in
+ * elements): words received in all phases, and the memory held. */
+typedef struct {
+    double words;
+    double words_in;     /* A and B into the slabs, with the copies */
+    double words_reduce; /* the reduce-scatter */
+    double words_out;    /* C's pieces into C */
+    double elems;        /* buffers: slabs of A and B, C_ij, received
+                          * pieces */
+} cs_eng_mm_cost_t;
+
+/*
+ * The split of an m x n x k product over nranks processes that receives
+ * the fewest words per process within mem_max bytes of buffers (< 0: no
+ * bound); ties go to fewer copies.  Every factor is at most its dimension.
+ * Returns 0 and fills *s (and *cost when not NULL), or -1 when no split
+ * fits.  Global: the same on every rank.
+ */
+int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
+                    int64_t mem_max, cs_eng_mm_split_t *s,
+                    cs_eng_mm_cost_t *cost);
+
+/* The local product c (m x n, ldc) := op(a) op(b) (alpha 1, beta 0), with
+ * ta and tb as ?gemm takes them. */
+typedef void (*cs_eng_gemm_fn)(void *ctx, char ta, char tb, int64_t m,
+                               int64_t n, int64_t k, const void *a, int64_t lda,
+                               const void *b, int64_t ldb, void *c,
+                               int64_t ldc);
+
+typedef struct cs_eng_mm cs_eng_mm_t;
+
+/*
+ * Plan the multiplication op of A (layout la), B (lb) into C (lc) with
+ * split s, as process me of the communicator the layouts' grids number
+ * (nranks = s.pm * s.pn * s.pk processes).  The three exchanges are cut
+ * to ws_max like cs_eng_plan_create_bounded().  Local.
+ */
+cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
+                             const cs_eng_layout_t *lb,
+                             const cs_eng_layout_t *lc,
+                             const cs_eng_mm_op_t *op, cs_eng_mm_split_t s,
+                             int me, int64_t ws_max, cs_eng_mm_t **mm_p);
+
+/* The three exchanges (0: A in, 1: B in, 2: C out), for reservation. */
+cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which);
+
+/* Bytes of the buffer cs_eng_mm_execute() needs on this rank. */
+int64_t cs_eng_mm_buffer_bytes(const cs_eng_mm_t *mm);
+
+/* Heap bytes of the plan itself (its three exchanges). */
+int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm);
+
+/* What one multiplication did on this rank. */
+typedef struct {
+    cs_eng_stats_t xfer;  /* the three exchanges together */
+    int64_t bytes_copies; /* received from the other copies of slabs */
+    int64_t bytes_reduce; /* received by the reduce-scatter */
+    int64_t sent_copies, sent_reduce;    /* ... and sent */
+    double flops;                        /* of the local product */
+    double t_in, t_mul, t_reduce, t_out; /* seconds per phase */
+} cs_eng_mm_stats_t;
+
+/*
+ * Run it: a, b and c are the local arrays of the three layouts, buf
+ * cs_eng_mm_buffer_bytes() bytes (its content is not kept).  Collective
+ * over comm (the communicator the layouts' grids number).
+ */
+cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
+                              void *c, void *buf, MPI_Comm comm,
+                              const cs_eng_exec_opts_t *opts,
+                              cs_eng_gemm_fn gemm, void *gemm_ctx,
+                              cs_eng_mm_stats_t *st);
+
+/* A one-line description ("split 1x1x2 ..."). */
+void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len);
+
+void cs_eng_mm_destroy(cs_eng_mm_t *mm);
+
+#endif /* CS_ENGINE_MATMUL_MATMUL_H */

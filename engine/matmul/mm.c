@@ -1,0 +1,596 @@
+/*
+ * engine/matmul/mm.c - the plan and the execution of one multiplication
+ * (matmul.h).
+ *
+ * Process (i, j, l) of the pm x pn x pk grid is rank i + pm (j + pn l).
+ * Slabs are stored as the application stores its operand (sub(A) for
+ * TRANSA = 'N', its transpose otherwise: the exchanges stay plain copies
+ * and the local ?gemm applies op()), column-major and contiguous.  The
+ * copies of a slab split it along its stored columns, so that each piece
+ * is one contiguous run and the copies are completed in place.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "engine/matmul/matmul.h"
+
+/* Tags of the copies and of the reduce-scatter; the exchanges use their
+ * own (exchange.c). */
+enum { CS_MM_TAG_COPY = 27921, CS_MM_TAG_REDUCE = 27922 };
+
+/* Messages are sent in runs of at most this many bytes (int counts). */
+#define CS_MM_RUN ((int64_t)1 << 30)
+
+/* One stored slab: rows x cols, its columns split into ncopy pieces, the
+ * piece of copy w starting at column start[w]. */
+typedef struct {
+    int64_t rows, cols;
+    int ncopy;
+    int64_t *start; /* ncopy + 1 */
+    int *peer;      /* ncopy: the rank holding copy w */
+    int mine;       /* this rank's copy */
+} slab_t;
+
+struct cs_eng_mm {
+    cs_eng_mm_op_t op;
+    cs_eng_mm_split_t s;
+    int me, i, j, l;
+    int64_t mi, nj, kl; /* this rank's brick */
+    slab_t a, b;        /* its slabs of A and B */
+    slab_t c;           /* C_ij's column pieces over the pk slabs */
+    cs_eng_plan_t *plan[3];
+    int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, received */
+    int64_t bytes;
+};
+
+static int64_t part(int64_t n, int parts, int i)
+{
+    return n * i / parts;
+}
+
+static int rank_of(const cs_eng_mm_split_t *s, int i, int j, int l)
+{
+    return i + s->pm * (j + s->pn * l);
+}
+
+/* ------------------------------------------------------------ layouts */
+
+/*
+ * The distribution of one dimension of extent n split into nparts (the
+ * slabs, coordinate v), each split again into ncopy pieces (coordinate
+ * v * ncopy + w).  ncopy = 1: one block per part.  Empty pieces are left
+ * out; loff places a piece inside its part's local storage.  Arrays are
+ * allocated here (freed by dist_free).
+ */
+static cs_status_t dist_split(int64_t n, int nparts, int ncopy,
+                              cs_eng_dist_t *d)
+{
+    int64_t nb = (int64_t)nparts * ncopy;
+    int64_t *splits = malloc((size_t)(nb + 1) * sizeof(*splits));
+    int64_t *loff = malloc((size_t)nb * sizeof(*loff));
+    int *proc = malloc((size_t)nb * sizeof(*proc));
+    if (!splits || !loff || !proc) {
+        free(splits);
+        free(loff);
+        free(proc);
+        return CS_ERR_NOMEM;
+    }
+    int64_t k = 0;
+    splits[0] = 0;
+    for (int v = 0; v < nparts; v++) {
+        int64_t s0 = part(n, nparts, v), s1 = part(n, nparts, v + 1);
+        for (int w = 0; w < ncopy; w++) {
+            int64_t p0 = s0 + part(s1 - s0, ncopy, w);
+            int64_t p1 = s0 + part(s1 - s0, ncopy, w + 1);
+            if (p1 > p0) {
+                splits[k + 1] = p1;
+                loff[k] = p0 - s0;
+                proc[k] = v * ncopy + w;
+                k++;
+            }
+        }
+    }
+    *d = (cs_eng_dist_t){.kind = CS_ENG_DIST_EXPLICIT,
+                         .n = n,
+                         .nprocs = nparts * ncopy,
+                         .nblk = k,
+                         .splits = splits,
+                         .proc = proc,
+                         .loff = loff};
+    return CS_OK;
+}
+
+static void dist_free(cs_eng_dist_t *d)
+{
+    free((void *)d->splits);
+    free((void *)d->proc);
+    free((void *)d->loff);
+}
+
+/*
+ * The layout of a stored slab matrix (rows x cols): its rows split into nu
+ * parts (coordinate u), its columns into nv parts of ncopy pieces
+ * (coordinate v, copy w); the rank of (u, v, w) is rank(u, v, w).  grid
+ * holds nu * nv * ncopy ints; ld is this rank's stored rows.
+ */
+typedef int (*rank_fn)(const cs_eng_mm_split_t *s, int u, int v, int w);
+
+static cs_status_t slab_layout(int64_t rows, int64_t cols, int nu, int nv,
+                               int ncopy, rank_fn rank,
+                               const cs_eng_mm_split_t *s, int64_t ld,
+                               int *grid, cs_eng_layout_t *l)
+{
+    cs_status_t st = dist_split(rows, nu, 1, &l->rows);
+    if (st != CS_OK) {
+        return st;
+    }
+    st = dist_split(cols, nv, ncopy, &l->cols);
+    if (st != CS_OK) {
+        dist_free(&l->rows);
+        return st;
+    }
+    int npcol = nv * ncopy;
+    for (int u = 0; u < nu; u++) {
+        for (int c = 0; c < npcol; c++) {
+            grid[u * npcol + c] = rank(s, u, c / ncopy, c % ncopy);
+        }
+    }
+    l->nprow = nu;
+    l->npcol = npcol;
+    l->grid = grid;
+    l->ld = ld > 0 ? ld : 1;
+    l->order = CS_ENG_COLMAJOR;
+    return CS_OK;
+}
+
+/* Ranks of the slabs: A stored m x k (u = i, v = l, copy j) or k x m
+ * (u = l, v = i); B stored k x n (u = l, v = j, copy i) or n x k (u = j,
+ * v = l); C's pieces m x n (u = i, v = j, piece l). */
+static int rank_a_n(const cs_eng_mm_split_t *s, int u, int v, int w)
+{
+    return rank_of(s, u, w, v);
+}
+static int rank_a_t(const cs_eng_mm_split_t *s, int u, int v, int w)
+{
+    return rank_of(s, v, w, u);
+}
+static int rank_b_n(const cs_eng_mm_split_t *s, int u, int v, int w)
+{
+    return rank_of(s, w, v, u);
+}
+static int rank_b_t(const cs_eng_mm_split_t *s, int u, int v, int w)
+{
+    return rank_of(s, w, u, v);
+}
+static int rank_c(const cs_eng_mm_split_t *s, int u, int v, int w)
+{
+    return rank_of(s, u, v, w);
+}
+
+/* This rank's slab: rows x cols stored, columns split into ncopy pieces
+ * held by peer(w). */
+static cs_status_t slab_init(slab_t *sl, int64_t rows, int64_t cols, int ncopy,
+                             int mine)
+{
+    sl->rows = rows;
+    sl->cols = cols;
+    sl->ncopy = ncopy;
+    sl->mine = mine;
+    sl->start = malloc((size_t)(ncopy + 1) * sizeof(*sl->start));
+    sl->peer = malloc((size_t)ncopy * sizeof(*sl->peer));
+    if (!sl->start || !sl->peer) {
+        return CS_ERR_NOMEM;
+    }
+    for (int w = 0; w <= ncopy; w++) {
+        sl->start[w] = part(cols, ncopy, w);
+    }
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------ create */
+
+/* One exchange: source layout src, target layout dst, plain copy of the
+ * rows x cols matrix at (i0, j0) of the source to (i1, j1). */
+static cs_status_t plan_copy(const cs_eng_layout_t *src,
+                             const cs_eng_layout_t *dst, int64_t rows,
+                             int64_t cols, int64_t i0, int64_t j0, int64_t i1,
+                             int64_t j1, const cs_eng_mm_op_t *op, int axpby,
+                             int me, int64_t ws_max, cs_eng_plan_t **plan_p)
+{
+    cs_eng_op_t o = {.m = rows,
+                     .n = cols,
+                     .ia = i0,
+                     .ja = j0,
+                     .ib = i1,
+                     .jb = j1,
+                     .esize = op->esize,
+                     .type = axpby ? op->type : CS_ENG_T_RAW,
+                     .axpby = axpby};
+    if (axpby) {
+        memcpy(o.alpha, op->alpha, sizeof(o.alpha));
+        memcpy(o.beta, op->beta, sizeof(o.beta));
+    }
+    return cs_eng_plan_create_bounded(src, dst, &o, me, ws_max, plan_p);
+}
+
+static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
+                                const cs_eng_layout_t *lb,
+                                const cs_eng_layout_t *lc, int64_t ws_max)
+{
+    const cs_eng_mm_op_t *op = &mm->op;
+    const cs_eng_mm_split_t *s = &mm->s;
+    int ta = op->transa != 'N', tb = op->transb != 'N';
+    int np = s->pm * s->pn * s->pk;
+    int *grid = malloc((size_t)np * sizeof(*grid));
+    if (!grid) {
+        return CS_ERR_NOMEM;
+    }
+    cs_eng_layout_t l;
+    cs_status_t st;
+    /* A: stored m x k (copies along k) or k x m (copies along m) */
+    st = ta ? slab_layout(op->k, op->m, s->pk, s->pm, s->pn, rank_a_t, s,
+                          mm->a.rows, grid, &l)
+            : slab_layout(op->m, op->k, s->pm, s->pk, s->pn, rank_a_n, s,
+                          mm->a.rows, grid, &l);
+    if (st == CS_OK) {
+        st = plan_copy(la, &l, ta ? op->k : op->m, ta ? op->m : op->k, op->ia,
+                       op->ja, 0, 0, op, 0, mm->me, ws_max, &mm->plan[0]);
+        dist_free(&l.rows);
+        dist_free(&l.cols);
+    }
+    if (st == CS_OK) {
+        st = tb ? slab_layout(op->n, op->k, s->pn, s->pk, s->pm, rank_b_t, s,
+                              mm->b.rows, grid, &l)
+                : slab_layout(op->k, op->n, s->pk, s->pn, s->pm, rank_b_n, s,
+                              mm->b.rows, grid, &l);
+        if (st == CS_OK) {
+            st = plan_copy(lb, &l, tb ? op->n : op->k, tb ? op->k : op->n,
+                           op->ib, op->jb, 0, 0, op, 0, mm->me, ws_max,
+                           &mm->plan[1]);
+            dist_free(&l.rows);
+            dist_free(&l.cols);
+        }
+    }
+    if (st == CS_OK) {
+        /* C's pieces: each rank holds one, at the start of its storage */
+        st = slab_layout(op->m, op->n, s->pm, s->pn, s->pk, rank_c, s, mm->mi,
+                         grid, &l);
+        if (st == CS_OK) {
+            int64_t *lo = (int64_t *)l.cols.loff;
+            for (int64_t b = 0; b < l.cols.nblk; b++) {
+                lo[b] = 0;
+            }
+            st = plan_copy(&l, lc, op->m, op->n, 0, 0, op->ic, op->jc, op, 1,
+                           mm->me, ws_max, &mm->plan[2]);
+            dist_free(&l.rows);
+            dist_free(&l.cols);
+        }
+    }
+    free(grid);
+    return st;
+}
+
+cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
+                             const cs_eng_layout_t *lb,
+                             const cs_eng_layout_t *lc,
+                             const cs_eng_mm_op_t *op, cs_eng_mm_split_t s,
+                             int me, int64_t ws_max, cs_eng_mm_t **mm_p)
+{
+    *mm_p = NULL;
+    int np = s.pm * s.pn * s.pk;
+    if (s.pm < 1 || s.pn < 1 || s.pk < 1 || me < 0 || me >= np ||
+        op->m < s.pm || op->n < s.pn || op->k < s.pk) {
+        return CS_ERR_UNSUPPORTED;
+    }
+    cs_eng_mm_t *mm = calloc(1, sizeof(*mm));
+    if (!mm) {
+        return CS_ERR_NOMEM;
+    }
+    mm->op = *op;
+    mm->s = s;
+    mm->me = me;
+    mm->i = me % s.pm;
+    mm->j = me / s.pm % s.pn;
+    mm->l = me / (s.pm * s.pn);
+    mm->mi = part(op->m, s.pm, mm->i + 1) - part(op->m, s.pm, mm->i);
+    mm->nj = part(op->n, s.pn, mm->j + 1) - part(op->n, s.pn, mm->j);
+    mm->kl = part(op->k, s.pk, mm->l + 1) - part(op->k, s.pk, mm->l);
+    int ta = op->transa != 'N', tb = op->transb != 'N';
+    cs_status_t st = slab_init(&mm->a, ta ? mm->kl : mm->mi,
+                               ta ? mm->mi : mm->kl, s.pn, mm->j);
+    if (st == CS_OK) {
+        st = slab_init(&mm->b, tb ? mm->nj : mm->kl, tb ? mm->kl : mm->nj, s.pm,
+                       mm->i);
+    }
+    if (st == CS_OK) {
+        st = slab_init(&mm->c, mm->mi, mm->nj, s.pk, mm->l);
+    }
+    if (st != CS_OK) {
+        cs_eng_mm_destroy(mm);
+        return st;
+    }
+    for (int w = 0; w < s.pn; w++) {
+        mm->a.peer[w] = rank_of(&s, mm->i, w, mm->l);
+    }
+    for (int w = 0; w < s.pm; w++) {
+        mm->b.peer[w] = rank_of(&s, w, mm->j, mm->l);
+    }
+    for (int w = 0; w < s.pk; w++) {
+        mm->c.peer[w] = rank_of(&s, mm->i, mm->j, w);
+    }
+    /* the buffer: A's slab, B's slab, C_ij, the pieces received */
+    int64_t es = (int64_t)op->esize;
+    int64_t piece = mm->c.start[mm->l + 1] - mm->c.start[mm->l];
+    mm->off_b = mm->mi * mm->kl * es;
+    mm->off_c = mm->off_b + mm->kl * mm->nj * es;
+    mm->off_r = mm->off_c + mm->mi * mm->nj * es;
+    mm->bytes = mm->off_r + (int64_t)(s.pk - 1) * mm->mi * piece * es;
+    st = create_plans(mm, la, lb, lc, ws_max);
+    if (st != CS_OK) {
+        cs_eng_mm_destroy(mm);
+        return st;
+    }
+    *mm_p = mm;
+    return CS_OK;
+}
+
+cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which)
+{
+    return which >= 0 && which < 3 ? mm->plan[which] : NULL;
+}
+
+int64_t cs_eng_mm_buffer_bytes(const cs_eng_mm_t *mm)
+{
+    return mm->bytes;
+}
+
+int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm)
+{
+    int64_t b = (int64_t)sizeof(*mm);
+    for (int k = 0; k < 3; k++) {
+        b += cs_eng_plan_heap_bytes(mm->plan[k]);
+    }
+    return b;
+}
+
+void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
+{
+    snprintf(buf, len, "split:%dx%dx%d brick:%lldx%lldx%lld", mm->s.pm,
+             mm->s.pn, mm->s.pk, (long long)mm->mi, (long long)mm->nj,
+             (long long)mm->kl);
+}
+
+static void slab_free(slab_t *sl)
+{
+    free(sl->start);
+    free(sl->peer);
+}
+
+void cs_eng_mm_destroy(cs_eng_mm_t *mm)
+{
+    if (!mm) {
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        cs_eng_plan_destroy(mm->plan[k]);
+    }
+    slab_free(&mm->a);
+    slab_free(&mm->b);
+    slab_free(&mm->c);
+    free(mm);
+}
+
+/* ------------------------------------------------------------ execute */
+
+/* Requests for nbytes in runs of CS_MM_RUN: how many. */
+static int64_t runs(int64_t nbytes)
+{
+    return nbytes <= 0 ? 0 : (nbytes + CS_MM_RUN - 1) / CS_MM_RUN;
+}
+
+/* Post the sends (send = 1) or receives of nbytes at p to peer. */
+static void post(int send, char *p, int64_t nbytes, int peer, int tag,
+                 MPI_Comm comm, MPI_Request *reqs, int64_t *nr)
+{
+    for (int64_t off = 0; off < nbytes; off += CS_MM_RUN) {
+        int len = (int)cs_eng_min64(CS_MM_RUN, nbytes - off);
+        int rc = send ? MPI_Isend(p + off, len, MPI_BYTE, peer, tag, comm,
+                                  &reqs[(*nr)++])
+                      : MPI_Irecv(p + off, len, MPI_BYTE, peer, tag, comm,
+                                  &reqs[(*nr)++]);
+        if (rc != MPI_SUCCESS) {
+            cs_eng_fatal("matmul: MPI %s failed (error %d)",
+                         send ? "Isend" : "Irecv", rc);
+        }
+    }
+}
+
+/* Request slots the copies of one slab need on this rank. */
+static int64_t copy_reqs(const slab_t *sl, int64_t es)
+{
+    int64_t n = 0, mine = sl->start[sl->mine + 1] - sl->start[sl->mine];
+    for (int w = 0; w < sl->ncopy; w++) {
+        if (w != sl->mine) {
+            n += runs(sl->rows * mine * es) +
+                 runs(sl->rows * (sl->start[w + 1] - sl->start[w]) * es);
+        }
+    }
+    return n;
+}
+
+/* Complete a slab from its other copies: send this rank's piece to each,
+ * receive theirs in place. */
+static void copy_post(const slab_t *sl, char *base, int64_t es, MPI_Comm comm,
+                      MPI_Request *reqs, int64_t *nr, int64_t *bytes_recv,
+                      int64_t *bytes_sent)
+{
+    int64_t col = sl->rows * es;
+    for (int w = 0; w < sl->ncopy; w++) {
+        if (w == sl->mine) {
+            continue;
+        }
+        int64_t n = (sl->start[w + 1] - sl->start[w]) * col;
+        post(0, base + sl->start[w] * col, n, sl->peer[w], CS_MM_TAG_COPY, comm,
+             reqs, nr);
+        *bytes_recv += n;
+    }
+    int64_t mine = (sl->start[sl->mine + 1] - sl->start[sl->mine]) * col;
+    for (int w = 0; w < sl->ncopy; w++) {
+        if (w != sl->mine) {
+            post(1, base + sl->start[sl->mine] * col, mine, sl->peer[w],
+                 CS_MM_TAG_COPY, comm, reqs, nr);
+            *bytes_sent += mine;
+        }
+    }
+}
+
+static void wait_all(int64_t n, MPI_Request *reqs)
+{
+    /* int counts: waited in runs */
+    for (int64_t k = 0; k < n; k += 1 << 20) {
+        int c = (int)cs_eng_min64(1 << 20, n - k);
+        if (cs_eng_wait_all(c, reqs + k) != MPI_SUCCESS) {
+            cs_eng_fatal("matmul: MPI_Waitall failed");
+        }
+    }
+}
+
+/* dst[k] += src[k] for n real numbers of the element type (a complex
+ * element is two). */
+static void add_into(void *dst, const void *src, int64_t n, int type)
+{
+    if (type == CS_ENG_T_S || type == CS_ENG_T_C) {
+        float *d = dst;
+        const float *s = src;
+        for (int64_t k = 0; k < n; k++) {
+            d[k] += s[k];
+        }
+    } else {
+        double *d = dst;
+        const double *s = src;
+        for (int64_t k = 0; k < n; k++) {
+            d[k] += s[k];
+        }
+    }
+}
+
+/*
+ * The reduce-scatter over the pk slabs: piece w of C_ij goes to copy w;
+ * this rank's piece becomes the sum over w in order of w (the same order
+ * on every rank, so equal inputs give equal bits).
+ */
+static void reduce(cs_eng_mm_t *mm, char *cij, char *recv, MPI_Comm comm,
+                   MPI_Request *reqs, int64_t *bytes_recv, int64_t *bytes_sent)
+{
+    const slab_t *sl = &mm->c;
+    int64_t es = (int64_t)mm->op.esize, col = sl->rows * es;
+    int64_t mine = (sl->start[sl->mine + 1] - sl->start[sl->mine]) * col;
+    int64_t nr = 0;
+    for (int w = 0, slot = 0; w < sl->ncopy; w++) {
+        if (w != sl->mine) {
+            post(0, recv + (int64_t)slot++ * mine, mine, sl->peer[w],
+                 CS_MM_TAG_REDUCE, comm, reqs, &nr);
+            *bytes_recv += mine;
+        }
+    }
+    for (int w = 0; w < sl->ncopy; w++) {
+        if (w != sl->mine) {
+            int64_t n = (sl->start[w + 1] - sl->start[w]) * col;
+            post(1, cij + sl->start[w] * col, n, sl->peer[w], CS_MM_TAG_REDUCE,
+                 comm, reqs, &nr);
+            *bytes_sent += n;
+        }
+    }
+    wait_all(nr, reqs);
+    int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
+    int64_t reals = mine / es * (cplx ? 2 : 1);
+    char *own = cij + sl->start[sl->mine] * col;
+    for (int slot = 0; slot < sl->ncopy - 1; slot++) {
+        add_into(own, recv + (int64_t)slot * mine, reals, mm->op.type);
+    }
+}
+
+static void add_xfer(cs_eng_stats_t *t, const cs_eng_stats_t *v)
+{
+    t->bytes_sent += v->bytes_sent;
+    t->bytes_recv += v->bytes_recv;
+    t->bytes_self += v->bytes_self;
+    t->bytes_sent_near += v->bytes_sent_near;
+    t->msgs_sent += v->msgs_sent;
+    t->msgs_recv += v->msgs_recv;
+    t->threads = v->threads;
+    t->t_pack += v->t_pack;
+    t->t_local += v->t_local;
+    t->t_unpack += v->t_unpack;
+    t->t_transfer += v->t_transfer;
+}
+
+cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
+                              void *c, void *buf, MPI_Comm comm,
+                              const cs_eng_exec_opts_t *opts,
+                              cs_eng_gemm_fn gemm, void *gemm_ctx,
+                              cs_eng_mm_stats_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    int64_t es = (int64_t)mm->op.esize;
+    char *abuf = buf, *bbuf = (char *)buf + mm->off_b;
+    char *cij = (char *)buf + mm->off_c, *recv = (char *)buf + mm->off_r;
+    int64_t nreq = copy_reqs(&mm->a, es) + copy_reqs(&mm->b, es);
+    int64_t piece = mm->c.start[mm->l + 1] - mm->c.start[mm->l];
+    int64_t nred = 0;
+    for (int w = 0; w < mm->c.ncopy; w++) {
+        if (w != mm->l) {
+            nred += runs(mm->mi * piece * es) +
+                    runs(mm->mi * (mm->c.start[w + 1] - mm->c.start[w]) * es);
+        }
+    }
+    MPI_Request *reqs = malloc(
+        (size_t)cs_eng_max64(cs_eng_max64(nreq, nred), 1) * sizeof(*reqs));
+    if (!reqs) {
+        /* the ranks are already committed: there is no way back */
+        cs_eng_fatal("matmul: out of memory for %lld requests",
+                     (long long)cs_eng_max64(nreq, nred));
+    }
+    double t0 = MPI_Wtime();
+    cs_eng_stats_t v;
+    cs_status_t rc = CS_OK;
+    for (int k = 0; k < 2 && rc == CS_OK; k++) {
+        memset(&v, 0, sizeof(v));
+        rc = cs_eng_plan_execute(mm->plan[k], k ? b : a, k ? bbuf : abuf, comm,
+                                 opts, &v);
+        add_xfer(&st->xfer, &v);
+    }
+    int64_t nr = 0;
+    copy_post(&mm->a, abuf, es, comm, reqs, &nr, &st->bytes_copies,
+              &st->sent_copies);
+    copy_post(&mm->b, bbuf, es, comm, reqs, &nr, &st->bytes_copies,
+              &st->sent_copies);
+    wait_all(nr, reqs);
+    double t1 = MPI_Wtime();
+    if (mm->mi > 0 && mm->nj > 0) {
+        gemm(gemm_ctx, mm->op.transa, mm->op.transb, mm->mi, mm->nj, mm->kl,
+             abuf, cs_eng_max64(mm->a.rows, 1), bbuf,
+             cs_eng_max64(mm->b.rows, 1), cij, cs_eng_max64(mm->mi, 1));
+    }
+    int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
+    st->flops =
+        (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj * (double)mm->kl;
+    double t2 = MPI_Wtime();
+    if (mm->s.pk > 1) {
+        reduce(mm, cij, recv, comm, reqs, &st->bytes_reduce, &st->sent_reduce);
+    }
+    double t3 = MPI_Wtime();
+    char *own = cij + mm->c.start[mm->l] * mm->mi * es;
+    memset(&v, 0, sizeof(v));
+    cs_status_t rc2 = cs_eng_plan_execute(mm->plan[2], own, c, comm, opts, &v);
+    add_xfer(&st->xfer, &v);
+    double t4 = MPI_Wtime();
+    free(reqs);
+    st->t_in = t1 - t0;
+    st->t_mul = t2 - t1;
+    st->t_reduce = t3 - t2;
+    st->t_out = t4 - t3;
+    return rc != CS_OK ? rc : rc2;
+}

@@ -1,0 +1,79 @@
+/*
+ * engine/matmul/split.c - choosing the pm x pn x pk grid of a
+ * multiplication (matmul.h): the fewest words received per process
+ * within the memory given.
+ *
+ * RATIONALE: with P processes each computing an (m/pm) x (n/pn) x (k/pk)
+ * brick, a process needs its slabs of A and B, (m/pm)(k/pk) + (k/pk)(n/pn)
+ * words, and returns (m/pm)(n/pn) partial results summed over pk
+ * processes.  Splitting only the largest dimension is optimal when one
+ * dimension dominates (k in the tall-skinny products of RPA, m in flat
+ * ones); a 2D or 3D grid is where the dimensions are alike, and a larger
+ * pk trades memory (copies of A and B) for fewer words, the 2.5D
+ * trade-off (seed 002, "communication lower bounds").  Every candidate
+ * is evaluated: P has few factorisations into three.
+ */
+#include "engine/matmul/matmul.h"
+
+static double ceil_div(int64_t a, int64_t b)
+{
+    return (double)((a + b - 1) / b);
+}
+
+/* The cost of one split (see cs_eng_mm_cost_t). */
+static void cost_of(int64_t m, int64_t n, int64_t k, cs_eng_mm_split_t s,
+                    cs_eng_mm_cost_t *c)
+{
+    double mi = ceil_div(m, s.pm), nj = ceil_div(n, s.pn);
+    double kl = ceil_div(k, s.pk);
+    double piece = ceil_div((int64_t)nj, s.pk);
+    /* the slabs arrive whole: one piece by the exchange, the rest from
+     * the other copies (all of it remote in the worst case) */
+    c->words_in = mi * kl + kl * nj;
+    c->words_reduce = s.pk > 1 ? mi * piece * (s.pk - 1) : 0.0;
+    c->words_out = mi * piece;
+    c->words = c->words_in + c->words_reduce + c->words_out;
+    c->elems = mi * kl + kl * nj + mi * nj +
+               (s.pk > 1 ? mi * piece * (s.pk - 1) : 0.0);
+}
+
+int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
+                    int64_t mem_max, cs_eng_mm_split_t *s,
+                    cs_eng_mm_cost_t *cost)
+{
+    int found = 0;
+    cs_eng_mm_cost_t best = {0};
+    cs_eng_mm_split_t pick = {1, 1, 1};
+    for (int pm = 1; pm <= nranks; pm++) {
+        if (nranks % pm || pm > m) {
+            continue;
+        }
+        for (int pn = 1; pn <= nranks / pm; pn++) {
+            int pk = nranks / pm / pn;
+            if ((nranks / pm) % pn || pn > n || pk > k) {
+                continue;
+            }
+            cs_eng_mm_split_t t = {pm, pn, pk};
+            cs_eng_mm_cost_t c;
+            cost_of(m, n, k, t, &c);
+            if (mem_max >= 0 && c.elems * (double)esize > (double)mem_max) {
+                continue;
+            }
+            int copies = pm * pn, best_copies = pick.pm * pick.pn;
+            if (!found || c.words < best.words ||
+                (c.words == best.words && copies < best_copies)) {
+                found = 1;
+                best = c;
+                pick = t;
+            }
+        }
+    }
+    if (!found) {
+        return -1;
+    }
+    *s = pick;
+    if (cost) {
+        *cost = best;
+    }
+    return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * shim/gemm/gemm_int.h - p?gemm through the engine (docs/design.md,
+ * "Matrix multiplication"): the application's BLAS (blas.c) and the
+ * choice between the engine and the real routine per call shape
+ * (choice.c); the call itself is served by serve.c.
+ */
+#ifndef CS_SHIM_GEMM_GEMM_INT_H
+#define CS_SHIM_GEMM_GEMM_INT_H
+
+#include <stdint.h>
+
+#include "engine/matmul/matmul.h"
+
+/* The application's ?gemm_ for type 's', 'd', 'c' or 'z' (found once, by
+ * name, in the process); NULL when the process has none.  Thread-safe. */
+void *cs_shim_gemm_blas(char type);
+
+/* The local product of the engine (cs_eng_gemm_fn) through the
+ * application's ?gemm_: ctx is a cs_shim_gemm_blas_t. */
+typedef struct {
+    void *fn;
+    char type;
+} cs_shim_gemm_blas_t;
+void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
+                        int64_t k, const void *a, int64_t lda, const void *b,
+                        int64_t ldb, void *c, int64_t ldc);
+
+/* ------------------------------------------------------------ buffer */
+
+/* This thread's buffer of at least bytes, kept between calls and claimed
+ * under COSTA_SHIM_MAX_MEMORY while kept (buffer.c); NULL when it would
+ * go above the cap (*over_cap = 1) or the allocation failed. */
+void *cs_shim_gemm_buffer(int64_t bytes, int *over_cap);
+
+/* Give this thread's buffer back (a larger call, finalize). */
+void cs_shim_gemm_buffer_release(void);
+
+/* ------------------------------------------------------------ choice */
+
+/* What the ranks know of a call shape: calls and the fastest time (ns,
+ * the slowest rank's) on each path.  Reduced with MPI_MAX in the call's
+ * agreement, so that every rank decides from the same numbers. */
+typedef struct {
+    int64_t n_engine, t_engine;
+    int64_t n_native, t_native;
+} cs_shim_gemm_seen_t;
+
+#define CS_SHIM_GEMM_SEEN_N 4
+
+/* This rank's record of the shape with identity id (zeros: none).
+ * Thread-safe. */
+void cs_shim_gemm_seen_get(const int64_t id[2], cs_shim_gemm_seen_t *s);
+
+/* Add one call of the shape on a path (engine 1, native 0) that took t
+ * seconds here, after the agreed record all.  Thread-safe. */
+void cs_shim_gemm_seen_add(const int64_t id[2], const cs_shim_gemm_seen_t *all,
+                           int engine, double t);
+
+/*
+ * The path of a call from what the model expects (engine_first: the
+ * engine is expected faster) and what was measured (agreed): the first
+ * call takes the model's path, the second the other one, later calls the
+ * faster.  1: engine.  Global (the same inputs on every rank).
+ */
+int cs_shim_gemm_pick(int engine_first, const cs_shim_gemm_seen_t *all);
+
+#endif /* CS_SHIM_GEMM_GEMM_INT_H */

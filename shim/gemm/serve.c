@@ -1,0 +1,450 @@
+/*
+ * shim/gemm/serve.c - serving p?gemm (docs/design.md, "Matrix
+ * multiplication"): sub(C) := alpha op(sub(A)) op(sub(B)) + beta sub(C),
+ * A, B and C on one context.
+ *
+ * COSTA_SHIM_GEMM=off (the default) leaves every call to the real routine.
+ * Otherwise the arguments are checked as PBLAS checks them (anything PBLAS
+ * rejects goes to it, for its own message), PBLAS's quick returns and its
+ * local scaling (alpha = 0 or K = 0) stay with it, and the rest follows
+ * the decision sequence of shim_decide_int.h: this rank picks a path from
+ * what was measured of the shape (choice.c) and, for the engine, prepares
+ * the multiplication (engine/matmul: the split, three exchanges, the
+ * buffers, all under COSTA_SHIM_MAX_MEMORY); one agreement carries the
+ * verdict, the identity of the arguments, the split and the pick; the
+ * engine runs only where every rank prepared the same.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/log.h"
+#include "shim/gemm/gemm_int.h"
+#include "shim/shim.h"
+#include "shim/shim_blacs_int.h"
+#include "shim/shim_call_int.h"
+#include "shim/shim_decide_int.h"
+#include "shim/shim_engine_int.h"
+#include "shim/shim_fault_int.h"
+#include "shim/shim_memory_int.h"
+#include "shim/shim_operand_int.h"
+#include "shim/shim_process_int.h"
+#include "shim/shim_real_int.h"
+#include "shim/shim_trace_int.h"
+
+#include <mpi.h>
+
+/* Below this many flops per process the engine's three exchanges cost
+ * more than PBLAS's whole call (CP2K's 293 x 293 x 96 products: 8e6 per
+ * process, 0.3 ms natively on 2 ranks), so COSTA_SHIM_GEMM=on leaves
+ * them to PBLAS without measuring. */
+#define CS_GEMM_MIN_FLOPS 2e7
+
+/* Ints of the arguments every process must pass alike (params()). */
+#define CS_GEMM_NPAR 45
+
+/* The agreement's own values: the split and the pick as value and
+ * complement (equal on every rank exactly when max == ~max(~x)), then
+ * the shape's record. */
+enum {
+    X_SPLIT = 0,
+    X_SPLIT_NOT = 3,
+    X_PICK = 6,
+    X_PICK_NOT,
+    X_SEEN,
+    X_N = X_SEEN + CS_SHIM_GEMM_SEEN_N
+};
+
+/* What the end of the call needs (tr->done): the shape and the path. */
+typedef struct {
+    int64_t id[2];
+    cs_shim_gemm_seen_t all;
+    int engine;
+    int measure;
+} done_ctx_t;
+
+static void done(void *ctx, const cs_shim_record_t *rec)
+{
+    const done_ctx_t *d = ctx;
+    if (d->measure) {
+        cs_shim_gemm_seen_add(d->id, &d->all, d->engine, rec->t - rec->t_wait);
+    }
+}
+
+/* One call per thread at a time: its end-of-call context. */
+static __thread done_ctx_t cs_gemm_done;
+
+static int params(const cs_shim_call_t *g, char ta, char tb,
+                  const cs_shim_operand_t *x[3], int par[CS_GEMM_NPAR])
+{
+    int n = 0;
+    size_t es = cs_shim_routines[g->routine].esize;
+    double sc[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+    memcpy(sc[0], g->alpha, es);
+    memcpy(sc[1], g->beta, es);
+    memset(par, 0, CS_GEMM_NPAR * sizeof(int));
+    par[n++] = g->routine;
+    par[n++] = ta;
+    par[n++] = tb;
+    int v[9] = {g->m, g->n, g->k, g->ia, g->ja, g->ix, g->jx, g->ib, g->jb};
+    memcpy(par + n, v, sizeof(v));
+    n += 9;
+    memcpy(par + n, sc, sizeof(sc));
+    n += (int)(sizeof(sc) / sizeof(int));
+    for (int k = 0; k < 3; k++) {
+        int d[8] = {x[k]->m_,  x[k]->n_,  x[k]->mb,   x[k]->nb,
+                    x[k]->imb, x[k]->inb, x[k]->rsrc, x[k]->csrc};
+        memcpy(par + n, d, sizeof(d));
+        n += 8;
+    }
+    return n;
+}
+_Static_assert(CS_GEMM_NPAR >= 3 + 9 + 8 + 24, "CS_GEMM_NPAR");
+
+/* Elements each process receives in PBLAS's algorithm, as a model: the
+ * panels of op(A) along the process rows and of op(B) along the columns
+ * that it does not own (the stationary-C variant). */
+static double pblas_words(int64_t m, int64_t n, int64_t k, int p, int q)
+{
+    return (double)m * (double)k / p * (q - 1) / q +
+           (double)k * (double)n / q * (p - 1) / p;
+}
+
+/* The engine's local layout of operand x of the p x q grid (row-major
+ * ranks); grid holds p * q ints. */
+static void layout(const cs_shim_operand_t *x, int p, int q, int *grid,
+                   cs_eng_layout_t *l)
+{
+    cs_shim_operand_layout(x, p, q, 0, 0, grid, l);
+}
+
+/* What this rank prepared for the engine. */
+typedef struct {
+    cs_eng_mm_t *mm;
+    void *buf;       /* this thread's kept buffer (buffer.c) */
+    int64_t claimed; /* the plan's heap, claimed for the call */
+} prep_t;
+
+static void prep_free(prep_t *pr)
+{
+    cs_eng_mm_destroy(pr->mm);
+    if (pr->claimed) {
+        cs_shim_mem_unclaim(pr->claimed);
+    }
+    memset(pr, 0, sizeof(*pr));
+}
+
+/* Plan the multiplication and hold its memory under the cap: this rank's
+ * verdict. */
+static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
+                    int q, int me, const cs_eng_mm_op_t *op,
+                    cs_eng_mm_split_t s, const cs_config_t *cfg, prep_t *pr)
+{
+    int *grid = malloc(3 * (size_t)p * (size_t)q * sizeof(int));
+    if (!grid) {
+        j->st = CS_ERR_NOMEM;
+        cs_shim_job_refuse(j, CS_SHIM_V_NOMEM);
+        return;
+    }
+    cs_eng_layout_t l[3];
+    for (int k = 0; k < 3; k++) {
+        layout(x[k], p, q, grid + (size_t)k * p * q, &l[k]);
+    }
+    int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
+                     : cfg->workspace < 0               ? 0
+                                                        : cfg->workspace;
+    cs_status_t st =
+        cs_shim_fault(CS_CFG_FAULT_PLAN)
+            ? CS_ERR_NOMEM
+            : cs_eng_mm_create(&l[0], &l[1], &l[2], op, s, me, ws_max, &pr->mm);
+    free(grid);
+    if (st != CS_OK) {
+        j->st = st;
+        cs_shim_job_refuse(j, st == CS_ERR_UNSUPPORTED ? CS_SHIM_V_UNSUPPORTED
+                                                       : CS_SHIM_V_NOMEM);
+        return;
+    }
+    for (int k = 0; k < 3 && j->mine.verdict == CS_SHIM_V_ENGINE; k++) {
+        int res =
+            cs_shim_mem_reserve(cs_eng_mm_plan(pr->mm, k), 0, &j->opts, &j->st);
+        cs_shim_job_refuse(j, res == 0   ? CS_SHIM_V_ENGINE
+                              : res == 1 ? CS_SHIM_V_MEMORY
+                                         : CS_SHIM_V_NOMEM);
+    }
+    if (j->mine.verdict != CS_SHIM_V_ENGINE) {
+        return;
+    }
+    int64_t heap = cs_eng_mm_heap_bytes(pr->mm);
+    if (cs_shim_mem_claim(heap) != 0) {
+        cs_shim_job_refuse(j, CS_SHIM_V_MEMORY);
+        return;
+    }
+    pr->claimed = heap;
+    int over = 0;
+    pr->buf = cs_shim_gemm_buffer(cs_eng_mm_buffer_bytes(pr->mm), &over);
+    if (!pr->buf) {
+        j->st = CS_ERR_NOMEM;
+        cs_shim_job_refuse(j, over ? CS_SHIM_V_MEMORY : CS_SHIM_V_NOMEM);
+    }
+}
+
+static void put_pair(int64_t *x, int at, int at_not, const int64_t *v, int n)
+{
+    for (int k = 0; k < n; k++) {
+        x[at + k] = v[k];
+        x[at_not + k] = ~v[k];
+    }
+}
+
+static int same_pair(const int64_t *x, int at, int at_not, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (x[at + k] != ~x[at_not + k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Run the prepared multiplication; its volumes and phases into rec and the
+ * trace. */
+static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
+                const cs_shim_job_t *j, double words, double native_words,
+                cs_shim_record_t *rec, cs_shim_trace_t *tr)
+{
+    const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
+    cs_shim_gemm_blas_t bl = {cs_shim_gemm_blas(rt->type), rt->type};
+    cs_eng_exec_opts_t o = j->opts;
+    o.peer_group = cs_shim_comm_nodes(comm);
+    cs_eng_mm_stats_t st;
+    cs_eng_mm_execute(pr->mm, g->a, g->x, g->b, pr->buf, comm, &o,
+                      cs_shim_gemm_local, &bl, &st);
+    rec->vol = st.xfer;
+    rec->vol.bytes_recv += st.bytes_copies + st.bytes_reduce;
+    rec->vol.bytes_sent += st.sent_copies + st.sent_reduce;
+    char desc[96];
+    cs_eng_mm_describe(pr->mm, desc, sizeof(desc));
+    double t = st.t_in + st.t_mul + st.t_reduce + st.t_out;
+    snprintf(tr->gemm, sizeof(tr->gemm),
+             "gemm:engine %s words:%.3g pblas_words:%.3g in:%.3fms "
+             "mul:%.3fms reduce:%.3fms out:%.3fms gflops:%.2f",
+             desc, words, native_words, st.t_in * 1e3, st.t_mul * 1e3,
+             st.t_reduce * 1e3, st.t_out * 1e3,
+             t > 0 ? st.flops / t * 1e-9 : 0.0);
+}
+
+static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
+                  cs_shim_record_t *rec, cs_shim_trace_t *tr)
+{
+    if (cfg->gemm == CS_CFG_GEMM_OFF) {
+        rec->path = CS_SHIM_PATH_PASSTHROUGH;
+        rec->reason = CS_SHIM_REASON_GEMM_OFF;
+        return;
+    }
+    const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
+    int cplx = rt->type == 'c' || rt->type == 'z';
+    char ta = (char)toupper((unsigned char)g->trans[0]);
+    char tb = (char)toupper((unsigned char)g->transb[0]);
+    int arg = CS_SHIM_ARG_OK;
+    if ((ta != 'N' && ta != 'T' && ta != 'C') ||
+        (tb != 'N' && tb != 'T' && tb != 'C') || g->m < 0 || g->n < 0 ||
+        g->k < 0) {
+        arg = CS_SHIM_ARG_INVALID;
+    }
+    /* every caller must be in the grid: PBLAS stops otherwise */
+    int ctxt = g->desca[1], p, q, myr, myc;
+    cs_shim_gridinfo(ctxt, &p, &q, &myr, &myc);
+    if (p < 1 || myr < 0 || myr >= p || myc < 0 || myc >= q) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_CTXT_NEG1;
+        return;
+    }
+    cs_shim_operand_t xa = {0}, xb = {0}, xc = {0};
+    if (arg == CS_SHIM_ARG_OK) {
+        int na = ta == 'N';
+        int nb = tb == 'N';
+        int ra =
+            cs_shim_operand_check(g->desca, na ? g->m : g->k, na ? g->k : g->m,
+                                  g->ia, g->ja, ctxt, p, q, myr, myc, &xa);
+        int rb =
+            cs_shim_operand_check(g->descx, nb ? g->k : g->n, nb ? g->n : g->k,
+                                  g->ix, g->jx, ctxt, p, q, myr, myc, &xb);
+        int rc = cs_shim_operand_check(g->descb, g->m, g->n, g->ib, g->jb, ctxt,
+                                       p, q, myr, myc, &xc);
+        arg = ra > rb ? ra : rb;
+        arg = arg > rc ? arg : rc;
+    }
+    double alpha[2], beta[2];
+    cs_shim_scalar(g->routine, g->alpha, alpha);
+    cs_shim_scalar(g->routine, g->beta, beta);
+    int a0 = alpha[0] == 0.0 && alpha[1] == 0.0;
+    int b1 = beta[0] == 1.0 && beta[1] == 0.0;
+    if (g->m == 0 || g->n == 0 || ((a0 || g->k == 0) && b1)) {
+        /* PBLAS: checks, then a quick return without communication */
+        int bad = arg == CS_SHIM_ARG_INVALID;
+        rec->path = bad ? CS_SHIM_PATH_FALLBACK : CS_SHIM_PATH_NONE;
+        rec->reason = bad ? CS_SHIM_REASON_BAD_DESC : CS_SHIM_REASON_NO_WORK;
+        return;
+    }
+    if (arg == CS_SHIM_ARG_INVALID) {
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_BAD_DESC;
+        return;
+    }
+    if (a0 || g->k == 0) {
+        /* C := beta C, which PBLAS does locally: nothing to gain */
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_NATIVE_FASTER;
+        snprintf(tr->gemm, sizeof(tr->gemm), "gemm:native(scale)");
+        return;
+    }
+    int np = p * q, me = myr * q + myc;
+    double flops =
+        (cplx ? 8.0 : 2.0) * (double)g->m * (double)g->n * (double)g->k;
+    int force = cfg->gemm == CS_CFG_GEMM_FORCE;
+    if (!force && flops / np < CS_GEMM_MIN_FLOPS) {
+        /* decided from M, N, K and the grid, which every process passes
+         * alike, as PBLAS decides its quick returns */
+        rec->path = CS_SHIM_PATH_FALLBACK;
+        rec->reason = CS_SHIM_REASON_NATIVE_FASTER;
+        snprintf(tr->gemm, sizeof(tr->gemm), "gemm:native(small)");
+        return;
+    }
+    if (xa.rsrc < 0 || xa.csrc < 0 || xb.rsrc < 0 || xb.csrc < 0 ||
+        xc.rsrc < 0 || xc.csrc < 0 || !cs_shim_gemm_blas(rt->type)) {
+        /* replicated operands; a process without the BLAS routine */
+        arg = CS_SHIM_ARG_UNSUPPORTED;
+    }
+
+    MPI_Comm comm;
+    double t0 = cs_shim_now();
+    cs_status_t cst = cs_shim_ctxt_comm(ctxt, &comm);
+    rec->t_wait = cs_shim_now() - t0;
+    if (cst != CS_OK) {
+        rec->path = CS_SHIM_PATH_FALLBACK; /* agreed on every process */
+        rec->reason = CS_SHIM_REASON_MEMORY;
+        return;
+    }
+    cs_shim_job_t j;
+    cs_shim_job_init(&j, rt->lower, comm, cfg, tr);
+    const cs_shim_operand_t *x[3] = {&xa, &xb, &xc};
+    int par[CS_GEMM_NPAR];
+    cs_shim_job_identity(&j, par, params(g, ta, tb, x, par), NULL);
+
+    /* the split (the memory left under the cap bounds its buffers) and
+     * the path from what the ranks measured of the shape */
+    int64_t cap = cs_shim_mem_cap();
+    int64_t left = cap < 0 ? -1 : cap - cs_shim_mem_held();
+    cs_eng_mm_split_t s = {1, 1, 1};
+    cs_eng_mm_cost_t cost = {0};
+    int64_t sv[3] = {0, 0, 0};
+    if (arg != CS_SHIM_ARG_OK) {
+        cs_shim_job_refuse(&j, CS_SHIM_V_UNSUPPORTED);
+    } else if (cs_eng_mm_split(g->m, g->n, g->k, np, rt->esize,
+                               left < 0 ? -1 : left, &s, &cost) != 0) {
+        cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
+    } else {
+        sv[0] = s.pm;
+        sv[1] = s.pn;
+        sv[2] = s.pk;
+    }
+    double native_words = pblas_words(g->m, g->n, g->k, p, q);
+    int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
+    lo = lo < g->k ? lo : g->k;
+    hi = hi > g->k ? hi : g->k;
+    int engine_first = hi >= 4 * lo || cost.words < 0.8 * native_words;
+    cs_shim_gemm_seen_t seen;
+    cs_shim_gemm_seen_get(j.mine.id, &seen);
+    int64_t pick = force || cs_shim_gemm_pick(engine_first, &seen);
+
+    prep_t pr = {0};
+    if (pick && j.mine.verdict == CS_SHIM_V_ENGINE) {
+        cs_eng_mm_op_t op = {.m = g->m,
+                             .n = g->n,
+                             .k = g->k,
+                             .ia = g->ia - 1,
+                             .ja = g->ja - 1,
+                             .ib = g->ix - 1,
+                             .jb = g->jx - 1,
+                             .ic = g->ib - 1,
+                             .jc = g->jb - 1,
+                             .type = cs_shim_eng_type(g->routine),
+                             .esize = rt->esize,
+                             .transa = cplx || ta != 'C' ? ta : 'T',
+                             .transb = cplx || tb != 'C' ? tb : 'T',
+                             .alpha = {alpha[0], alpha[1]},
+                             .beta = {beta[0], beta[1]}};
+        prepare(&j, x, p, q, me, &op, s, cfg, &pr);
+    }
+    int64_t mine[X_N], all[X_N];
+    put_pair(mine, X_SPLIT, X_SPLIT_NOT, sv, 3);
+    put_pair(mine, X_PICK, X_PICK_NOT, &pick, 1);
+    memcpy(mine + X_SEEN, &seen, sizeof(seen));
+    rec->t_wait += cs_shim_job_agree(&j, mine, all, X_N);
+
+    int same = cs_shim_job_same_identity(&j);
+    if (!same) {
+        cs_log_warn("%s: the processes of the grid pass different "
+                    "arguments: left to PBLAS",
+                    rt->lower);
+    }
+    int engine = same && all[X_PICK] == 1 &&
+                 same_pair(all, X_PICK, X_PICK_NOT, 1) &&
+                 same_pair(all, X_SPLIT, X_SPLIT_NOT, 3);
+    if (!same) {
+        j.all.verdict = j.all.verdict > CS_SHIM_V_INVALID ? j.all.verdict
+                                                          : CS_SHIM_V_INVALID;
+    } else if (!engine && j.all.verdict == CS_SHIM_V_ENGINE) {
+        /* the ranks picked native, or did not pick alike */
+        j.all.verdict = CS_SHIM_V_UNSUPPORTED;
+    }
+    cs_gemm_done = (done_ctx_t){.id = {j.mine.id[0], j.mine.id[1]},
+                                .engine = j.all.verdict == CS_SHIM_V_ENGINE,
+                                .measure = same && !force};
+    memcpy(&cs_gemm_done.all, all + X_SEEN, sizeof(cs_gemm_done.all));
+    tr->done = done;
+    tr->done_ctx = &cs_gemm_done;
+    int64_t vall = j.all.verdict;
+    cs_shim_job_run(&j, NULL, NULL, NULL, NULL, rec, tr);
+    if (vall == CS_SHIM_V_ENGINE) {
+        snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
+        snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
+        run(g, &pr, comm, &j, cost.words, native_words, rec, tr);
+    } else if (same && !engine && same_pair(all, X_PICK, X_PICK_NOT, 1)) {
+        rec->reason = CS_SHIM_REASON_NATIVE_FASTER;
+        snprintf(tr->gemm, sizeof(tr->gemm), "gemm:native(%s)",
+                 cs_gemm_done.all.n_native + cs_gemm_done.all.n_engine > 0
+                     ? "measured"
+                     : "model");
+    }
+    prep_free(&pr);
+}
+
+/* The arrival barrier of a measure-only call, unless PBLAS returns without
+ * communicating. */
+static double arrive(const cs_shim_call_t *g)
+{
+    double alpha[2], beta[2];
+    int p, q, myr, myc;
+    if (g->m <= 0 || g->n <= 0) {
+        return 0.0;
+    }
+    cs_shim_scalar(g->routine, g->alpha, alpha);
+    cs_shim_scalar(g->routine, g->beta, beta);
+    if ((g->k == 0 || (alpha[0] == 0.0 && alpha[1] == 0.0)) && beta[0] == 1.0 &&
+        beta[1] == 0.0) {
+        return 0.0;
+    }
+    cs_shim_gridinfo(g->desca[1], &p, &q, &myr, &myc);
+    if (p < 1 || myr < 0 || myr >= p || myc < 0 || myc >= q) {
+        return 0.0;
+    }
+    return cs_shim_arrive_barrier(g->desca[1]);
+}
+
+void cs_shim_gemm(const cs_shim_call_t *g)
+{
+    cs_shim_front(g, serve, arrive);
+}
