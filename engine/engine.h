@@ -440,6 +440,15 @@ void cs_eng_workspace_release(void);
  * (the next call that needs it maps it again at its size).  Local. */
 void cs_eng_workspace_shrink(size_t keep);
 
+/*
+ * Anonymous memory of at least bytes, on a 2 MiB boundary and advised
+ * MADV_HUGEPAGE, each 2 MiB touched once (workspace.c: why); *len_p is
+ * the length mapped.  NULL on failure.  Free with cs_eng_unmap_huge().
+ * Local.
+ */
+void *cs_eng_map_huge(size_t bytes, size_t *len_p);
+void cs_eng_unmap_huge(void *p, size_t len);
+
 /* Bytes currently held by the calling thread's workspace. */
 size_t cs_eng_workspace_size(void);
 

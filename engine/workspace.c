@@ -89,8 +89,7 @@ static cs_eng_ws_t *ws_mine(int create)
     return w;
 }
 
-/* want bytes on a huge-page boundary; 0 on failure. */
-static int ws_map(cs_eng_ws_t *w, size_t want)
+void *cs_eng_map_huge(size_t want, size_t *len_p)
 {
     size_t len = (want + CS_ENG_WS_HUGE - 1) / CS_ENG_WS_HUGE *
                  CS_ENG_WS_HUGE;
@@ -98,7 +97,7 @@ static int ws_map(cs_eng_ws_t *w, size_t want)
     char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
-        return 0;
+        return NULL;
     }
     /* trim to the aligned part, so that every 2 MiB of it can be huge */
     uintptr_t a = ((uintptr_t)p + CS_ENG_WS_HUGE - 1) &
@@ -121,9 +120,28 @@ static int ws_map(cs_eng_ws_t *w, size_t want)
     for (size_t o = 0; o < len; o += CS_ENG_WS_HUGE) {
         ((volatile char *)a)[o] = 0;
     }
-    w->map = (void *)a;
+    *len_p = len;
+    return (void *)a;
+}
+
+void cs_eng_unmap_huge(void *p, size_t len)
+{
+    if (p) {
+        munmap(p, len);
+    }
+}
+
+/* want bytes on a huge-page boundary; 0 on failure. */
+static int ws_map(cs_eng_ws_t *w, size_t want)
+{
+    size_t len = 0;
+    void *a = cs_eng_map_huge(want, &len);
+    if (!a) {
+        return 0;
+    }
+    w->map = a;
     w->maplen = len;
-    w->buf = (void *)a;
+    w->buf = a;
     w->size = len;
     atomic_fetch_add(&cs_eng_ws_total, (long long)len);
     return 1;

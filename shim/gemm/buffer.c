@@ -13,11 +13,13 @@
  */
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "shim/gemm/gemm_int.h"
 #include "shim/shim_memory_int.h"
 
 static __thread void *cs_gemm_buf;
-static __thread int64_t cs_gemm_buf_bytes;
+static __thread int64_t cs_gemm_buf_bytes; /* claimed */
+static __thread size_t cs_gemm_buf_len;    /* mapped */
 
 void *cs_shim_gemm_buffer(int64_t bytes, int *over_cap)
 {
@@ -30,23 +32,32 @@ void *cs_shim_gemm_buffer(int64_t bytes, int *over_cap)
         *over_cap = 1;
         return NULL;
     }
-    /* 64-byte alignment for the BLAS kernels; at least one byte */
-    size_t n = ((size_t)bytes + 63) / 64 * 64 + 64;
-    cs_gemm_buf = aligned_alloc(64, n);
+    /* huge pages: a first call faults in one page per 2 MiB (engine/
+     * workspace.c); the claim covers the whole mapping */
+    size_t len = 0;
+    cs_gemm_buf = cs_eng_map_huge((size_t)bytes + 1, &len);
+    if (cs_gemm_buf && (int64_t)len > bytes &&
+        cs_shim_mem_claim((int64_t)len - bytes) != 0) {
+        cs_eng_unmap_huge(cs_gemm_buf, len);
+        cs_gemm_buf = NULL;
+        *over_cap = 1;
+    }
     if (!cs_gemm_buf) {
         cs_shim_mem_unclaim(bytes);
         return NULL;
     }
-    cs_gemm_buf_bytes = bytes;
+    cs_gemm_buf_bytes = (int64_t)len;
+    cs_gemm_buf_len = len;
     return cs_gemm_buf;
 }
 
 void cs_shim_gemm_buffer_release(void)
 {
     if (cs_gemm_buf) {
-        free(cs_gemm_buf);
+        cs_eng_unmap_huge(cs_gemm_buf, cs_gemm_buf_len);
         cs_shim_mem_unclaim(cs_gemm_buf_bytes);
     }
     cs_gemm_buf = NULL;
     cs_gemm_buf_bytes = 0;
+    cs_gemm_buf_len = 0;
 }
