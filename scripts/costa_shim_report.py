@@ -65,14 +65,20 @@ REASONS = ["", "small", "disabled", "routine_off", "bad_desc", "ctxt_neg1",
            "mpi_mismatch", "no_work", "gemm_off", "native_faster"]
 # bytes_node, bytes_net: of bytes_sent, to ranks of the sender's node and
 # of other nodes (absent from reports before they existed: read as 0)
+# flops, bytes_pblas: p?gemm on the engine (its local products' flops and
+# the bytes PBLAS's algorithm would have received, a model)
 COUNTERS = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
-            "bytes_net", "msgs_sent", "msgs_recv"]
+            "bytes_net", "msgs_sent", "msgs_recv", "flops", "bytes_pblas"]
 # t_wait_s: the part of t_sum_s spent waiting for the last rank of each
 # call to arrive; t_pack_s .. t_xfer_s: the engine's phases (packing, local
 # copies, unpacking, waiting for messages).  Absent from reports before
 # they existed: read as 0.
 PHASES = ["t_pack_s", "t_local_s", "t_unpack_s", "t_xfer_s"]
-TIMERS = ["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"] + PHASES
+# t_mm_in_s .. t_mm_out_s: p?gemm's phases (operands in, local product,
+# reduce-scatter, C out); its exchanges are in PHASES too
+MM_PHASES = ["t_mm_in_s", "t_mul_s", "t_reduce_s", "t_mm_out_s"]
+TIMERS = (["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"] + PHASES +
+          MM_PHASES)
 SHAPE_COLS = ["m", "n", "mbA", "nbA", "gridA", "mbB", "nbB", "gridB"]
 CSV_REQUIRED = ["rank", "routine", "path", "reason", "calls", "t_sum_s"]
 
@@ -118,7 +124,7 @@ def add_row(dst, src):
     dst["t_max_s"] = max(dst["t_max_s"], src["t_max_s"])
     dst["t_sum_s"] += src["t_sum_s"]
     dst["t_sumsq"] += src["t_sumsq"]
-    for t in ["t_wait_s"] + PHASES:
+    for t in ["t_wait_s"] + PHASES + MM_PHASES:
         dst[t] += src[t]
     for c in COUNTERS:
         dst[c] += src[c]
@@ -598,6 +604,27 @@ def text_phases(rep):
     return out
 
 
+def text_gemm(rep):
+    """p?gemm on the engine: rate, bytes received against PBLAS's model and
+    the phases, as the shim's text report prints them; nothing without."""
+    rows = [r for r, _ in routine_path_table(rep)
+            if r["path"] == "engine" and r["flops"] > 0]
+    if not rows:
+        return []
+    out = [rule("Matrix multiplication on the engine (all ranks)")]
+    out.append("%-11s %9s %10s %8s %12s %12s %9s %9s %9s %9s" % (
+        "Routine", "Calls", "Time(s)", "GF/s", "Recv(MB)", "PBLAS(MB)",
+        "In(s)", "Mul(s)", "Reduce(s)", "Out(s)"))
+    for r in rows:
+        rate = r["flops"] / r["t_sum_s"] * 1e-9 if r["t_sum_s"] > 0 else 0.0
+        out.append("%-11s %9d %10.4f %8.2f %12.1f %12.1f %9.4f %9.4f %9.4f "
+                   "%9.4f" % (r["routine"], r["calls"], r["t_sum_s"], rate,
+                              r["bytes_recv"] * 1e-6,
+                              r["bytes_pblas"] * 1e-6,
+                              *[r[t] for t in MM_PHASES]))
+    return out
+
+
 def text_reasons(rep):
     out = [rule("Fallback reasons")]
     rows = [r for r in rep.rows if r["reason"]]
@@ -620,7 +647,7 @@ def text_bytes(rep):
     out = [rule("Bytes and messages (all ranks)")]
     fmt = "%-11s %-11s %9s %15s %15s %15s %15s %15s %10s %10s"
     keys = ["bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
-            "bytes_net", "msgs_sent", "msgs_recv"]
+            "bytes_net", "msgs_sent", "msgs_recv", "flops", "bytes_pblas"]
     out.append(fmt % ("Routine", "Path", "Calls", "BytesSent", "BytesRecv",
                       "BytesSelf", "BytesNode", "BytesNet", "MsgsSent",
                       "MsgsRecv"))
@@ -703,7 +730,7 @@ def summary_lines(rep, by="routine"):
     out = text_header(rep)
     if by == "routine":
         out += text_time(rep) + text_routines(rep) + text_phases(rep)
-        out += text_reasons(rep)
+        out += text_gemm(rep) + text_reasons(rep)
         out += text_bytes(rep)
     elif by == "rank":
         out += text_time(rep) + text_per_rank(rep)

@@ -141,6 +141,16 @@ typedef struct {
      * call, in creating the context's communicator); 0 when the call made
      * none.  The rest of t is the redistribution itself. */
     double t_wait;
+    /* p?gemm on the engine path: flops of this rank's local product, the
+     * bytes PBLAS's algorithm would have received here (a model:
+     * docs/design.md, "Matrix multiplication"), and the phases: operands
+     * in (exchanges and slab copies), local product, reduce-scatter, C
+     * out.  Zero otherwise. */
+    struct {
+        double flops;
+        int64_t bytes_pblas;
+        double t_in, t_mul, t_reduce, t_out;
+    } mm;
 } cs_shim_record_t;
 
 #endif /* CS_SHIM_SHIM_H */

@@ -49,6 +49,10 @@ void cs_shim_row_merge(cs_shim_row_t *dst, const cs_shim_row_t *src)
     dst->t_local += src->t_local;
     dst->t_unpack += src->t_unpack;
     dst->t_xfer += src->t_xfer;
+    dst->t_mm_in += src->t_mm_in;
+    dst->t_mul += src->t_mul;
+    dst->t_reduce += src->t_reduce;
+    dst->t_mm_out += src->t_mm_out;
 #define CS_SHIM_COUNTER(f, s) dst->f += src->f;
     CS_SHIM_COUNTERS
 #undef CS_SHIM_COUNTER
@@ -78,7 +82,13 @@ static cs_shim_row_t row_of(const cs_shim_record_t *rec)
                          .t_pack = rec->vol.t_pack,
                          .t_local = rec->vol.t_local,
                          .t_unpack = rec->vol.t_unpack,
-                         .t_xfer = rec->vol.t_transfer};
+                         .t_xfer = rec->vol.t_transfer,
+                         .flops = (int64_t)rec->mm.flops,
+                         .bytes_pblas = rec->mm.bytes_pblas,
+                         .t_mm_in = rec->mm.t_in,
+                         .t_mul = rec->mm.t_mul,
+                         .t_reduce = rec->mm.t_reduce,
+                         .t_mm_out = rec->mm.t_out};
     return one;
 }
 

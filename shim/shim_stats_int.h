@@ -24,7 +24,9 @@
     CS_SHIM_COUNTER(bytes_node, "bytes_node")                                 \
     CS_SHIM_COUNTER(bytes_net, "bytes_net")                                   \
     CS_SHIM_COUNTER(msgs_sent, "msgs_sent")                                   \
-    CS_SHIM_COUNTER(msgs_recv, "msgs_recv")
+    CS_SHIM_COUNTER(msgs_recv, "msgs_recv")                                   \
+    CS_SHIM_COUNTER(flops, "flops")                                           \
+    CS_SHIM_COUNTER(bytes_pblas, "bytes_pblas")
 
 /* CS_SHIM_TIMER(field, csv_name): floating-point sums of a row.  t_wait
  * is the part of t_sum spent waiting for the last rank of each call to
@@ -40,7 +42,11 @@
     CS_SHIM_TIMER(t_pack, "t_pack_s")                                         \
     CS_SHIM_TIMER(t_local, "t_local_s")                                       \
     CS_SHIM_TIMER(t_unpack, "t_unpack_s")                                     \
-    CS_SHIM_TIMER(t_xfer, "t_xfer_s")
+    CS_SHIM_TIMER(t_xfer, "t_xfer_s")                                         \
+    CS_SHIM_TIMER(t_mm_in, "t_mm_in_s")                                       \
+    CS_SHIM_TIMER(t_mul, "t_mul_s")                                           \
+    CS_SHIM_TIMER(t_reduce, "t_reduce_s")                                     \
+    CS_SHIM_TIMER(t_mm_out, "t_mm_out_s")
 
 #define CS_SHIM_STATS_MAX_ROWS 256
 

@@ -77,10 +77,9 @@ void cs_shim_gemm_seen_add(const int64_t id[2], const cs_shim_gemm_seen_t *all,
 
 int cs_shim_gemm_pick(int engine_first, const cs_shim_gemm_seen_t *all)
 {
-    if (all->n_engine == 0 && all->n_native == 0) {
-        return engine_first;
-    }
-    if (all->n_engine == 0) {
+    /* the engine's first call of a shape also maps its buffer and plans:
+     * its second call is the one that counts */
+    if (all->n_engine < 2 && (engine_first || all->n_native > 0)) {
         return 1;
     }
     if (all->n_native == 0) {

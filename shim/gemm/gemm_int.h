@@ -58,9 +58,10 @@ void cs_shim_gemm_seen_add(const int64_t id[2], const cs_shim_gemm_seen_t *all,
 
 /*
  * The path of a call from what the model expects (engine_first: the
- * engine is expected faster) and what was measured (agreed): the first
- * call takes the model's path, the second the other one, later calls the
- * faster.  1: engine.  Global (the same inputs on every rank).
+ * engine is expected faster) and what was measured (agreed): the model's
+ * path first, then the other one, the engine twice (its first call maps
+ * its buffer), later calls the faster.  1: engine.  Global (the same
+ * inputs on every rank).
  */
 int cs_shim_gemm_pick(int engine_first, const cs_shim_gemm_seen_t *all);
 

@@ -222,6 +222,12 @@ static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
     cs_eng_mm_execute(pr->mm, g->a, g->x, g->b, pr->buf, comm, &o,
                       cs_shim_gemm_local, &bl, &st);
     rec->vol = st.xfer;
+    rec->mm.flops = st.flops;
+    rec->mm.bytes_pblas = (int64_t)(native_words * (double)rt->esize);
+    rec->mm.t_in = st.t_in;
+    rec->mm.t_mul = st.t_mul;
+    rec->mm.t_reduce = st.t_reduce;
+    rec->mm.t_out = st.t_out;
     rec->vol.bytes_recv += st.bytes_copies + st.bytes_reduce;
     rec->vol.bytes_sent += st.sent_copies + st.sent_reduce;
     char desc[96];

@@ -213,6 +213,37 @@ static void cs_shim_rep_text_phases(FILE *f, const cs_shim_rep_t *rep)
     }
 }
 
+/* p?gemm on the engine path: rate, bytes received against PBLAS's model,
+ * and the phases (docs/design.md, "Matrix multiplication"). */
+static void cs_shim_rep_text_gemm(FILE *f, const cs_shim_rep_t *rep)
+{
+    int any = 0;
+    for (int t = 0; t < rep->ntext; t++) {
+        const cs_shim_row_t *r = &rep->text[t].row;
+        if (r->path != CS_SHIM_PATH_ENGINE || r->flops == 0) {
+            continue;
+        }
+        if (!any) {
+            cs_shim_rep_rule(f, "Matrix multiplication on the engine "
+                                "(all ranks)");
+            fprintf(f, "%-11s %9s %10s %8s %12s %12s %9s %9s %9s %9s\n",
+                    "Routine", "Calls", "Time(s)", "GF/s", "Recv(MB)",
+                    "PBLAS(MB)", "In(s)", "Mul(s)", "Reduce(s)", "Out(s)");
+            any = 1;
+        }
+        char name[32];
+        cs_shim_called_name(r->routine, r->spelling, name, sizeof(name));
+        /* rate per rank: the ranks' flops over the ranks' time */
+        fprintf(f,
+                "%-11s %9" PRId64 " %10.4f %8.2f %12.1f %12.1f %9.4f %9.4f "
+                "%9.4f %9.4f\n",
+                name, r->calls, r->t_sum,
+                r->t_sum > 0 ? (double)r->flops / r->t_sum * 1e-9 : 0.0,
+                (double)r->bytes_recv * 1e-6, (double)r->bytes_pblas * 1e-6,
+                r->t_mm_in, r->t_mul, r->t_reduce, r->t_mm_out);
+    }
+}
+
 static void cs_shim_rep_text_reasons(FILE *f, const cs_shim_rep_t *rep)
 {
     cs_shim_rep_rule(f, "Fallback reasons");
@@ -361,6 +392,7 @@ void cs_shim_rep_text_summary(FILE *f, const cs_shim_rep_t *rep)
     cs_shim_rep_text_time(f, rep);
     cs_shim_rep_text_routines(f, rep);
     cs_shim_rep_text_phases(f, rep);
+    cs_shim_rep_text_gemm(f, rep);
     cs_shim_rep_text_reasons(f, rep);
     cs_shim_rep_text_shapes(f, rep);
     cs_shim_rep_text_callers(f, rep);
