@@ -3,10 +3,11 @@
  * C := alpha op(A) op(B) + beta C for matrices in any engine layouts
  * (docs/design.md, "Matrix multiplication").
  *
- * The P processes form a pm x pn x pk grid.  Process (i, j, l) multiplies
- * the rows M_i of op(A), the columns N_j of op(B) and the slab K_l of the
- * inner dimension: it receives its blocks of A and B with one exchange
- * each (plain copies of the application's layouts into contiguous
+ * The P processes form a pm x pn x pk grid; the inner dimension is also
+ * cut into chunks (CS_ENG_MM_CHUNK_BYTES), done one after the other.  Process
+ * (i, j, l) multiplies the rows M_i of op(A), the columns N_j of op(B) and the
+ * slab K_l of the inner dimension: it receives its blocks of A and B with one
+ * exchange each (plain copies of the application's layouts into contiguous
  * slabs), completes them from the other copies of its slab (A's slab is
  * needed by the pn processes of the same i and l, B's by the pm of the
  * same j and l: each receives 1/pn, resp. 1/pm, and the copies are
@@ -52,8 +53,8 @@ typedef struct {
     double words_in;     /* A and B into the slabs, with the copies */
     double words_reduce; /* the reduce-scatter */
     double words_out;    /* C's pieces into C */
-    double elems;        /* buffers: slabs of A and B, C_ij, received
-                          * pieces */
+    double elems;        /* buffers: one chunk of the slabs of A and B,
+                          * C_ij, received pieces */
 } cs_eng_mm_cost_t;
 
 /*
@@ -67,19 +68,24 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
                     int64_t mem_max, cs_eng_mm_split_t *s,
                     cs_eng_mm_cost_t *cost);
 
-/* The local product c (m x n, ldc) := op(a) op(b) (alpha 1, beta 0), with
- * ta and tb as ?gemm takes them. */
+/* The local product c (m x n, ldc) := op(a) op(b) (alpha 1; beta 0, or
+ * 1 with accumulate), with ta and tb as ?gemm takes them. */
 typedef void (*cs_eng_gemm_fn)(void *ctx, char ta, char tb, int64_t m,
-                               int64_t n, int64_t k, const void *a, int64_t lda,
-                               const void *b, int64_t ldb, void *c,
-                               int64_t ldc);
+                               int64_t n, int64_t k, const void *a,
+                               int64_t lda, const void *b, int64_t ldb,
+                               int accumulate, void *c, int64_t ldc);
+
+/* The inner dimension is cut into chunks whose slabs of A and B (of the
+ * largest brick) hold at most this many bytes: the buffer stays bounded
+ * and a first call faults in that much, not the whole slabs. */
+#define CS_ENG_MM_CHUNK_BYTES ((int64_t)64 << 20)
 
 typedef struct cs_eng_mm cs_eng_mm_t;
 
 /*
  * Plan the multiplication op of A (layout la), B (lb) into C (lc) with
  * split s, as process me of the communicator the layouts' grids number
- * (nranks = s.pm * s.pn * s.pk processes).  The three exchanges are cut
+ * (nranks = s.pm * s.pn * s.pk processes).  The exchanges are cut
  * to ws_max like cs_eng_plan_create_bounded().  Local.
  */
 cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
@@ -88,18 +94,20 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
                              const cs_eng_mm_op_t *op, cs_eng_mm_split_t s,
                              int me, int64_t ws_max, cs_eng_mm_t **mm_p);
 
-/* The three exchanges (0: A in, 1: B in, 2: C out), for reservation. */
+/* The exchanges (2 c: chunk c of A in, 2 c + 1: of B, the last: C out),
+ * for reservation. */
+int cs_eng_mm_nplans(const cs_eng_mm_t *mm);
 cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which);
 
 /* Bytes of the buffer cs_eng_mm_execute() needs on this rank. */
 int64_t cs_eng_mm_buffer_bytes(const cs_eng_mm_t *mm);
 
-/* Heap bytes of the plan itself (its three exchanges). */
+/* Heap bytes of the plan itself (its exchanges). */
 int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm);
 
 /* What one multiplication did on this rank. */
 typedef struct {
-    cs_eng_stats_t xfer;  /* the three exchanges together */
+    cs_eng_stats_t xfer;  /* the exchanges together */
     int64_t bytes_copies; /* received from the other copies of slabs */
     int64_t bytes_reduce; /* received by the reduce-scatter */
     int64_t sent_copies, sent_reduce;    /* ... and sent */

@@ -22,7 +22,7 @@ static double ceil_div(int64_t a, int64_t b)
 
 /* The cost of one split (see cs_eng_mm_cost_t). */
 static void cost_of(int64_t m, int64_t n, int64_t k, cs_eng_mm_split_t s,
-                    cs_eng_mm_cost_t *c)
+                    size_t esize, cs_eng_mm_cost_t *c)
 {
     double mi = ceil_div(m, s.pm), nj = ceil_div(n, s.pn);
     double kl = ceil_div(k, s.pk);
@@ -33,7 +33,10 @@ static void cost_of(int64_t m, int64_t n, int64_t k, cs_eng_mm_split_t s,
     c->words_reduce = s.pk > 1 ? mi * piece * (s.pk - 1) : 0.0;
     c->words_out = mi * piece;
     c->words = c->words_in + c->words_reduce + c->words_out;
-    c->elems = mi * kl + kl * nj + mi * nj +
+    /* the slabs are held one chunk at a time (CS_ENG_MM_CHUNK_BYTES) */
+    double slabs = mi * kl + kl * nj;
+    double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
+    c->elems = (slabs < chunk ? slabs : chunk) + mi * nj +
                (s.pk > 1 ? mi * piece * (s.pk - 1) : 0.0);
 }
 
@@ -55,7 +58,7 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
             }
             cs_eng_mm_split_t t = {pm, pn, pk};
             cs_eng_mm_cost_t c;
-            cost_of(m, n, k, t, &c);
+            cost_of(m, n, k, t, esize, &c);
             if (mem_max >= 0 && c.elems * (double)esize > (double)mem_max) {
                 continue;
             }

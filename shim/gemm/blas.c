@@ -43,7 +43,7 @@ void *cs_shim_gemm_blas(char type)
 
 void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
                         int64_t k, const void *a, int64_t lda, const void *b,
-                        int64_t ldb, void *c, int64_t ldc)
+                        int64_t ldb, int accumulate, void *c, int64_t ldc)
 {
     const cs_shim_gemm_blas_t *bl = ctx;
     static const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
@@ -52,8 +52,10 @@ void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
     /* the dimensions fit: the caller checked them against cs_fint */
     cs_fint fm = (cs_fint)m, fn = (cs_fint)n, fk = (cs_fint)k;
     cs_fint fa = (cs_fint)lda, fb = (cs_fint)ldb, fc = (cs_fint)ldc;
-    ((cs_fgemm_t)bl->fn)(
-        &ta, &tb, &fm, &fn, &fk,
-        single ? (const void *)fone : (const void *)one, a, &fa, b, &fb,
-        single ? (const void *)fzero : (const void *)zero, c, &fc, 1, 1);
+    const void *alpha = single ? (const void *)fone : (const void *)one;
+    const void *beta = accumulate ? alpha
+                       : single   ? (const void *)fzero
+                                  : (const void *)zero;
+    ((cs_fgemm_t)bl->fn)(&ta, &tb, &fm, &fn, &fk, alpha, a, &fa, b, &fb,
+                         beta, c, &fc, 1, 1);
 }

@@ -23,7 +23,7 @@ typedef struct {
 } cs_shim_gemm_blas_t;
 void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
                         int64_t k, const void *a, int64_t lda, const void *b,
-                        int64_t ldb, void *c, int64_t ldc);
+                        int64_t ldb, int accumulate, void *c, int64_t ldc);
 
 /* ------------------------------------------------------------ buffer */
 

@@ -166,7 +166,9 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                                                        : CS_SHIM_V_NOMEM);
         return;
     }
-    for (int k = 0; k < 3 && j->mine.verdict == CS_SHIM_V_ENGINE; k++) {
+    for (int k = 0;
+         k < cs_eng_mm_nplans(pr->mm) && j->mine.verdict == CS_SHIM_V_ENGINE;
+         k++) {
         int res =
             cs_shim_mem_reserve(cs_eng_mm_plan(pr->mm, k), 0, &j->opts, &j->st);
         cs_shim_job_refuse(j, res == 0   ? CS_SHIM_V_ENGINE
