@@ -48,9 +48,10 @@
  *   g  pdgemm N T 293x293x96        blocks 48  2x1, beta 1 (CP2K's shape)
  *   h  pdgemm T N 300x300x200000    blocks 48  2x2
  *   z  pzgemm C N 300x300x50000     blocks 48  1x2 (the flops of a)
- * (m x n x k: C is m x n, op(A) m x k, op(B) k x n.)  The largest, a/b/h,
- * holds 300 x 200000 elements per operand (480 MB over all ranks) plus the
- * floor's share of them per rank; everything is freed between cases.
+ * (m x n x k: C is m x n, op(A) m x k, op(B) k x n.)  Memory: a, b and h
+ * hold 300 x 200000 doubles per operand (480 MB over all ranks), c
+ * 1000 x 100000 (800 MB), and the floor's buffers as much again (each rank
+ * its share of both operands); everything is freed between cases.
  *
  * Options: --cases abcdefghz  cases to run (letters; default all)
  *          --reps N           timed rounds per case (default 40)
