@@ -17,17 +17,26 @@
 # and scripts/bench_model.py (costa-shim-model with the bandwidths measured,
 # against the measured times) -> bench_out/bench_model.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
+# bench_gemm (test_apps/bench/bench_gemm.c: pdgemm_/pzgemm_ native, shim
+# and the compute floor, a local dgemm_ of each rank's share, taking
+# turns) runs after the scaling runs with COSTA_SHIM_GEMM=on, 2 ranks,
+# -> bench_out/bench_gemm.txt, then its 2x2 cases on 4 ranks (with the
+# yielding preload, as the 4-rank scaling run) -> bench_gemm_r4.txt;
+# CS_BENCH_GEMM_ARGS replaces the 2-rank run's arguments (e.g.
+# "--cases eg --reps 5"; default all cases, 40 rounds).
 # Finally scripts/bench_report.py turns the MPI benchmarks' CSV rows
 # (bench_out/*.csv) into one table with the performance targets, compared
-# with the previous release (docs/performance_baseline.csv), and writes
+# with the previous release (docs/performance_baseline.csv), plus
+# bench_gemm's rows as a table of their own (outside the targets), and writes
 # docs/performance.md and docs/performance.svg.
 #
 # CS_BENCH_SHIM=path/libcosta_shim.so measures another build of the shim
 # (e.g. the previous release, to make the baseline: its CSV rows are the
 # baseline file); CS_BENCH_DOCS=0 leaves docs/ alone.
 # Every benchmark runs even if an earlier one fails; the script fails if any
-# did.  Extra arguments go to both MPI benchmarks (e.g.
-# scripts/bench.sh --cases ab --reps 5), not to bench_relabel.sh.
+# did.  Extra arguments go to bench_gemr2d and bench_tran (e.g.
+# scripts/bench.sh --cases ab --reps 5), not to bench_gemm (its case
+# letters differ: CS_BENCH_GEMM_ARGS) nor to bench_relabel.sh.
 # Environment (from make): MPIEXEC, BUILD_DIR (relative to the top), PYTHON.
 set -euo pipefail
 
@@ -38,7 +47,7 @@ case "$BUILD_DIR" in /*) bdir=$BUILD_DIR ;; *) bdir=$top/$BUILD_DIR ;; esac
 shim=${CS_BENCH_SHIM:-$top/libcosta_shim.so}
 benches=(bench_gemr2d bench_tran)
 
-for f in "$shim" "${benches[@]/#/$bdir/t/bench/}"; do
+for f in "$shim" "${benches[@]/#/$bdir/t/bench/}" "$bdir/t/bench/bench_gemm"; do
     if [ ! -e "$f" ]; then
         echo "bench.sh: $f not found; run 'make bench' (it builds first)" >&2
         exit 1
@@ -145,6 +154,18 @@ for run in "1 2" "2 2" "4 1"; do
     done
 done
 
+# p?gemm against the compute floor (bench_gemm.c), the shim taking every
+# call its decision accepts (COSTA_SHIM_GEMM=on); then its 2x2 cases (f,
+# h) on 4 ranks, fewer rounds: four ranks share the two cores
+read -ra gemm_args <<<"${CS_BENCH_GEMM_ARGS:-}"
+echo
+COSTA_SHIM_GEMM=on run_mpi_bench bench_gemm "${gemm_args[@]}" ||
+    failed+=(bench_gemm)
+echo
+CS_BENCH_PROG=bench_gemm CS_BENCH_RANKS=4 COSTA_SHIM_GEMM=on \
+    LD_PRELOAD=$yield run_mpi_bench bench_gemm_r4 --cases fh --reps 10 ||
+    failed+=(bench_gemm_r4)
+
 # what cutting a call into panels costs (COSTA_SHIM_WORKSPACE): the same
 # operations uncut and cut, alternating in one process (2 ranks)
 panels=$bdir/t/mpi/bench_panels
@@ -199,11 +220,14 @@ if [ -f "$relabel" ]; then
     BUILD_DIR=$BUILD_DIR bash "$relabel" || failed+=(bench_relabel)
 fi
 
-# one table of both MPI benchmarks, the targets, docs/performance.md
+# one table of both MPI benchmarks, the targets, the p?gemm table,
+# docs/performance.md
 echo
 echo "== all cases (scripts/bench_report.py) =="
 report=(--csv "$outdir/bench_gemr2d.csv" --csv "$outdir/bench_tran.csv"
         --csv-shm "$outdir/bench_tran_shm.csv" --model "$outdir/bench_model.csv"
+        --csv-gemm "$outdir/bench_gemm.csv"
+        --csv-gemm "$outdir/bench_gemm_r4.csv"
         --baseline "$top/docs/performance_baseline.csv" --meta "$meta"
         --scale-dir "$outdir")
 if [ "${CS_BENCH_DOCS:-1}" != 0 ]; then

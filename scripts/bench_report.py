@@ -12,10 +12,13 @@
   * checks the performance targets of the project and says which are met;
   * writes docs/performance.md (the table, the targets, how it was
     measured) and docs/performance.svg (time against matrix order,
-    native and shim, for pdgemr2d 36->128 and pdtran blocks 128).
+    native and shim, for pdgemr2d 36->128 and pdtran blocks 128);
+  * with --csv-gemm (bench_gemm's rows, their own columns): a separate
+    table of p?gemm against the compute floor, outside the targets.
 
-Usage: bench_report.py [--csv FILE]... [--baseline CSV] [--md FILE]
-                       [--svg FILE] [--meta TEXT]
+Usage: bench_report.py [--csv FILE]... [--csv-gemm FILE]...
+                       [--baseline CSV] [--md FILE] [--svg FILE]
+                       [--meta TEXT]
 
 The baseline is a CSV of the same format measured with the previous
 release's libcosta_shim.so and the same benchmark programs.  Releases are
@@ -99,7 +102,8 @@ def key(r):
 
 
 def short(bench):
-    return {"bench_gemr2d": "gemr2d", "bench_tran": "tran"}.get(bench, bench)
+    return {"bench_gemr2d": "gemr2d", "bench_tran": "tran",
+            "bench_gemm": "gemm"}.get(bench, bench)
 
 
 def fmt(v, nd=3):
@@ -379,11 +383,58 @@ def scale_section(outdir, two):
     return lines
 
 
+def gemm_table(paths):
+    """The p?gemm table from bench_gemm's CSV files (test_apps/bench/
+    bench_gemm.c writes the columns); [] when there are no rows.  Its
+    floor is compute (a local dgemm of each rank's share), not memory,
+    so these rows stay out of the first table and the targets."""
+    rows = []
+    for path in paths:
+        if os.path.exists(path):
+            with open(path, newline="") as f:
+                rows += list(csv.DictReader(f))
+    if not rows:
+        return []
+    head = ["case", "description", "ranks", "native ms", "native p90",
+            "shim ms", "shim p90", "shim/native", "floor ms",
+            "native % floor", "shim % floor", "shim GF/s", "floor GF/s",
+            "shim 1st ms", "native 1st ms", "max rel diff", "check"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    try:
+        for r in rows:
+            f = {k: float(r[k]) for k in (
+                "native_ms", "native_p90_ms", "shim_ms", "shim_p90_ms",
+                "floor_ms", "native_pct_floor", "shim_pct_floor",
+                "shim_gflops", "floor_gflops", "shim_first_ms",
+                "native_first_ms")}
+            shim = f["shim_ms"] > 0
+            lines.append("| " + " | ".join([
+                f"gemm {r['case']}", r["description"], r["ranks"],
+                fmt(f["native_ms"]), fmt(f["native_p90_ms"]),
+                fmt(f["shim_ms"] if shim else None),
+                fmt(f["shim_p90_ms"] if shim else None),
+                fmt(f["shim_ms"] / f["native_ms"]
+                    if shim and f["native_ms"] > 0 else None),
+                fmt(f["floor_ms"]), f"{f['native_pct_floor']:.0f}",
+                f"{f['shim_pct_floor']:.0f}" if shim else "-",
+                fmt(f["shim_gflops"], 1) if shim else "-",
+                fmt(f["floor_gflops"], 1),
+                fmt(f["shim_first_ms"] if shim else None),
+                fmt(f["native_first_ms"]), r["max_rel_diff"] or "-",
+                "ok" if int(r["ok"]) else "FAIL"]) + " |")
+    except (KeyError, ValueError) as e:
+        sys.exit(f"bench_report.py: bench_gemm CSV: bad row ({e})")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", action="append", default=[])
     ap.add_argument("--csv-shm", help="rows measured with "
                     "COSTA_SHIM_SHM=eager (a second table, no targets)")
+    ap.add_argument("--csv-gemm", action="append", default=[],
+                    help="bench_gemm's rows: the p?gemm table")
     ap.add_argument("--baseline")
     ap.add_argument("--md")
     ap.add_argument("--svg")
@@ -395,7 +446,8 @@ def main():
                     "model against the measurement")
     o = ap.parse_args()
     rows = read_rows(o.csv)
-    if not rows:
+    gemm_tab = gemm_table(o.csv_gemm)
+    if not rows and not gemm_tab:
         sys.exit("bench_report.py: no benchmark rows (run make bench)")
     base, base_notes = {}, []
     if o.baseline and os.path.exists(o.baseline):
@@ -417,6 +469,10 @@ def main():
     if shm_tab:
         print("with COSTA_SHIM_SHM=eager:")
         print("\n".join(shm_tab))
+        print()
+    if gemm_tab:
+        print("p?gemm against the compute floor (bench_gemm):")
+        print("\n".join(gemm_tab))
         print()
     for name, met, detail in tg:
         print(f"{'MET    ' if met else 'NOT MET'} {name}: {detail}")
@@ -553,6 +609,23 @@ def main():
             md += sc
         if o.model and os.path.exists(o.model):
             md += model_section(o.model)
+        if gemm_tab:
+            md += ["", "## Matrix multiplication (p?gemm)", "",
+                   "`bench_gemm` (test_apps/bench/bench_gemm.c) with "
+                   "`COSTA_SHIM_GEMM=on`: per case native, the shim and "
+                   "the compute floor taking turns call by call (the "
+                   "order rotating every round), after one warm-up call "
+                   "each; medians and 90th percentiles of each call's "
+                   "maximum over the ranks.  The floor: each rank "
+                   "multiplies its share, m*n*k/P flops, with one local "
+                   "`dgemm_` (`zgemm_`), the largest of m, n, k cut by P; "
+                   "*% floor*: floor median / path median.  *shim 1st*: "
+                   "the shim's first call of the case (a fresh shape).  "
+                   "*max rel diff*: max |C_shim - C_native| / "
+                   "max |C_native|, checked below 1e-10.  The 2x2 rows "
+                   "come from a 4-rank run on the same two cores.  Not "
+                   "part of the targets.", ""]
+            md += gemm_tab
         md += ["", "## Targets", ""]
         md += [f"* {'met' if met else '**not met**'}: {name} ({detail})"
                for name, met, detail in tg]
