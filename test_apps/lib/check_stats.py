@@ -6,8 +6,9 @@ the calls (a shim that silently forwarded everything to ScaLAPACK would pass
 every bitwise comparison).
 
 usage: check_stats.py DIR [--routine-regex RE] [--expect-engine-calls N]
-                          [--min-engine-calls N] [--no-fallback]
-                          [--expect-fallback REASON=N]
+                          [--min-engine-calls N] [--expect-none-calls N]
+                          [--no-fallback] [--expect-fallback REASON=N[,...]]
+                          [--expect-passthrough REASON=N[,...]]
 
 Reads the single DIR/costa_shim.*.json (error if there is none or several):
   {"schema_version": 1, "meta": {...},
@@ -23,10 +24,16 @@ calls are summed over all ranks.
                            needed no work: M or N = 0, alpha = 0 with
                            beta = 1) matching RE == N
   --no-fallback            no row at all (any routine) with path fallback or
-                           passthrough, except those --expect-fallback allows
-  --expect-fallback REASON=N
-                           fallback rows with this reason total exactly N
-                           calls (documented fallbacks, e.g. unsupported)
+                           passthrough, except those --expect-fallback and
+                           --expect-passthrough allow
+  --expect-fallback REASON=N[,REASON=N...]
+                           fallback rows with each reason total exactly N
+                           calls (documented fallbacks, e.g. unsupported;
+                           the option may also be repeated)
+  --expect-passthrough REASON=N[,REASON=N...]
+                           the same for passthrough rows (e.g. gemm_off:
+                           the routine not taken over by default); these
+                           rows are then allowed under --no-fallback
 
 Prints what it found; exit 0 when every requested condition holds, 1 on a
 mismatch, 2 on a usage or file error.
@@ -44,6 +51,23 @@ def fail(msg, code=1):
     sys.exit(code)
 
 
+def parse_counts(opts, what):
+    """REASON=N lists of the repeatable options, as {reason: N}."""
+    want = {}
+    for opt in opts or []:
+        for item in opt.split(","):
+            try:
+                reason, n = item.split("=", 1)
+                n = int(n)
+            except ValueError:
+                fail("bad --expect-%s %r (want REASON=N[,REASON=N...])"
+                     % (what, opt), 2)
+            if reason in want:
+                fail("--expect-%s names reason %r twice" % (what, reason), 2)
+            want[reason] = n
+    return want
+
+
 def main():
     ap = argparse.ArgumentParser(add_help=True)
     ap.add_argument("dir")
@@ -52,7 +76,8 @@ def main():
     ap.add_argument("--min-engine-calls", type=int)
     ap.add_argument("--expect-none-calls", type=int)
     ap.add_argument("--no-fallback", action="store_true")
-    ap.add_argument("--expect-fallback", default=None)
+    ap.add_argument("--expect-fallback", action="append")
+    ap.add_argument("--expect-passthrough", action="append")
     a = ap.parse_args()
 
     files = sorted(glob.glob(os.path.join(a.dir, "costa_shim.*.json")))
@@ -87,17 +112,12 @@ def main():
     except re.error as e:
         fail("bad --routine-regex: %s" % e, 2)
 
-    allowed_reason, allowed_calls = None, 0
-    if a.expect_fallback:
-        try:
-            allowed_reason, n = a.expect_fallback.split("=", 1)
-            allowed_calls = int(n)
-        except ValueError:
-            fail("bad --expect-fallback %r (want REASON=N)"
-                 % a.expect_fallback, 2)
+    # path -> {reason: expected calls}, and the calls seen of each
+    want = {"fallback": parse_counts(a.expect_fallback, "fallback"),
+            "passthrough": parse_counts(a.expect_passthrough, "passthrough")}
+    seen = {p: dict.fromkeys(w, 0) for p, w in want.items()}
     engine = 0
     none = 0
-    allowed_seen = 0
     bad_rows = []
     print("  %-14s %-11s %10s  %s" % ("routine", "path", "calls", "reason"))
     for r in rows:
@@ -116,8 +136,9 @@ def main():
             engine += calls
         if path == "none" and match:
             none += calls
-        if path == "fallback" and r.get("reason", "") == allowed_reason:
-            allowed_seen += calls
+        reason = r.get("reason", "")
+        if path in want and reason in want[path]:
+            seen[path][reason] += calls
         elif path in ("fallback", "passthrough"):
             bad_rows.append("%s/%s (%d calls, reason %r)"
                             % (name, path, calls, r.get("reason", "")))
@@ -137,10 +158,12 @@ def main():
         print("check_stats: FAIL: engine calls %d, expected at least %d"
               % (engine, a.min_engine_calls))
         ok = False
-    if allowed_reason is not None and allowed_seen != allowed_calls:
-        print("check_stats: FAIL: %d fallback calls with reason %s, expected %d"
-              % (allowed_seen, allowed_reason, allowed_calls))
-        ok = False
+    for path in sorted(want):
+        for reason, n in sorted(want[path].items()):
+            if seen[path][reason] != n:
+                print("check_stats: FAIL: %d %s calls with reason %s, "
+                      "expected %d" % (seen[path][reason], path, reason, n))
+                ok = False
     if a.no_fallback and bad_rows:
         print("check_stats: FAIL: fallback/passthrough rows: "
               + "; ".join(bad_rows))
