@@ -131,6 +131,7 @@ typedef struct cs_config {
     int dump_config;             /* COSTA_SHIM_DUMP_CONFIG (bool) */
     cs_cfg_fault_t test_fault;   /* COSTA_SHIM_TEST_FAULT */
     int test_fault_rank;         /* COSTA_SHIM_TEST_FAULT_RANK */
+    int64_t test_gemm_chunk;     /* COSTA_SHIM_TEST_GEMM_CHUNK bytes */
     char config_file[CS_CFG_PATH_LEN]; /* COSTA_SHIM_CONFIG */
 
     /* Bookkeeping filled by the parser. */

@@ -45,7 +45,7 @@ typedef struct {
 } cs_cfg_row_t;
 
 /* Number of rows (checked against the table at compile time). */
-#define CS_CFG_N_ROWS 28
+#define CS_CFG_N_ROWS 29
 
 /* The table, in documentation order. */
 extern const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS];

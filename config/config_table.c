@@ -185,6 +185,14 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_TEST_FAULT_RANK", "0", NULL, CS_CFG_T_INT,
      CS_OFF(test_fault_rank), NULL, 0, INT32_MAX, "a rank of MPI_COMM_WORLD",
      "testing: the rank on which COSTA_SHIM_TEST_FAULT's step fails"},
+    {"COSTA_SHIM_TEST_GEMM_CHUNK", "64M", NULL, CS_CFG_T_SIZE,
+     CS_OFF(test_gemm_chunk), NULL, 1, INT64_MAX,
+     "`inf` or bytes >= 1, optional suffix `k`, `M`, `G`, `T` (powers of "
+     "1024, `B`/`iB` may follow)",
+     "testing: p?gemm's engine path cuts the inner dimension into chunks "
+     "whose slabs of A and B hold at most this much (small values make "
+     "small calls run in several chunks; `inf`: 64M).  Must be the same on "
+     "every rank"},
 };
 
 /* A row added without bumping CS_CFG_N_ROWS is a compile error (excess

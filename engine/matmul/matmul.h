@@ -38,6 +38,7 @@ typedef struct {
     int type; /* cs_eng_type_t: S, D, C or Z */
     size_t esize;
     char transa, transb; /* 'N', 'T' or 'C' (conjugate transpose) */
+    int64_t chunk_bytes; /* chunks of k (CS_ENG_MM_CHUNK_BYTES); 0: that */
     double alpha[2], beta[2];
 } cs_eng_mm_op_t;
 

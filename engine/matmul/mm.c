@@ -316,7 +316,8 @@ static int chunks_of(const cs_eng_mm_op_t *op, cs_eng_mm_split_t s)
     double nj = (double)((op->n + s.pn - 1) / s.pn);
     double kl = (double)((op->k + s.pk - 1) / s.pk);
     double bytes = (mi + nj) * kl * (double)op->esize;
-    double nc = bytes / (double)CS_ENG_MM_CHUNK_BYTES;
+    double nc = bytes / (double)(op->chunk_bytes > 0 ? op->chunk_bytes
+                                                    : CS_ENG_MM_CHUNK_BYTES);
     int64_t most = op->k / s.pk;
     int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
     n = n < most ? n : most;

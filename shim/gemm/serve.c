@@ -382,6 +382,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                              .esize = rt->esize,
                              .transa = cplx || ta != 'C' ? ta : 'T',
                              .transb = cplx || tb != 'C' ? tb : 'T',
+                             .chunk_bytes = cfg->test_gemm_chunk,
                              .alpha = {alpha[0], alpha[1]},
                              .beta = {beta[0], beta[1]}};
         prepare(&j, x, p, q, me, &op, s, cfg, &pr);

@@ -18,7 +18,9 @@
 # nothing else on a fallback or passthrough path.  One more set of
 # configs has a replicated operand in every call it can (--replicated),
 # one runs with COSTA_SHIM_GEMM unset (default off: every call
-# passthrough, reason gemm_off, none on the engine), and one runs on 2
+# passthrough, reason gemm_off, none on the engine), two with
+# COSTA_SHIM_TEST_GEMM_CHUNK=512 (the inner dimension in many chunks,
+# the local products accumulating over them), and one runs on 2
 # emulated nodes of 2 ranks (test_apps/lib/mpiexec_nodes.sh).  Runs with
 # more ranks than cores use yield_preload.so (after the shim).  Before
 # all that, gemm_sweep --inject must fail each of its checks once (a
@@ -68,7 +70,8 @@ done
 
 # run_pair LABEL NP COUNT SEED MODE [gemm_sweep args]: MODE force or off
 # (COSTA_SHIM_GEMM unset) for the shim's run; LAUNCH (default $MPIEXEC)
-# may name another launcher
+# may name another launcher, SHIM_ENV holds more NAME=VALUE words for the
+# shim's run
 run_pair() {
     local label=$1 np=$2 count=$3 seed=$4 mode=$5
     shift 5
@@ -78,13 +81,15 @@ run_pair() {
     [ "$np" -gt "$ncores" ] && pre=$yield
     local gemm=()
     [ "$mode" = force ] && gemm=(COSTA_SHIM_GEMM=force)
+    local extra
+    read -r -a extra <<< "${SHIM_ENV:-}"
     local t0=$SECONDS rcn=0 rcs=0
     timeout -k 10 300 "$launch" -n "$np" env ${pre:+LD_PRELOAD=$pre} \
         "$app" --seed "$seed" --count "$count" "$@" \
         > "$dir/native.out" 2> "$dir/native.err" || rcn=$?
     local t1=$SECONDS
     timeout -k 10 300 "$launch" -n "$np" env -u COSTA_SHIM_GEMM \
-        LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" "${gemm[@]}" \
+        LD_PRELOAD="$CS_PRELOAD${pre:+:$pre}" "${gemm[@]}" "${extra[@]}" \
         COSTA_SHIM_MIN_ELEMS=0 \
         COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR="$dir/stats" \
         "$app" --seed "$seed" --count "$count" "$@" \
@@ -148,6 +153,12 @@ run_pair np4 4 $((400 * mult)) 4404 force
 run_pair replicated-np2 2 $((200 * mult)) 4412 force --replicated
 run_pair replicated-np4 4 $((120 * mult)) 4414 force --replicated
 run_pair off-np2 2 $((200 * mult)) 4422 off
+# the inner dimension in many chunks (each call's slabs of at most 512
+# bytes): the local products accumulate over them
+SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \
+    run_pair chunks-np2 2 $((200 * mult)) 4442 force
+SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \
+    run_pair chunks-np4 4 $((120 * mult)) 4444 force
 # 2 emulated nodes of 2 ranks: the grids span the nodes
 export CS_NODES_FLAVOUR=${CS_MPI:-mpich} CS_NODES_MPIEXEC=$MPIEXEC
 CS_NODE_SIZE=2 LAUNCH=$here/../lib/mpiexec_nodes.sh \

@@ -45,9 +45,10 @@
  * Output: from rank 0, per rank r of the world, the calls r made (only
  * members of a config's grid call, M or N = 0 ones included; the shim's
  * report sums the same over ranks): "calls <r> <count>",
- * "calls_no_work <r> <count>" (M or N = 0: path none),
- * "calls_local <r> <count>" (M, N > 0 with K = 0 or alpha = 0: PBLAS only
- * scales sub(C); fallback native_faster), "calls_replicated <r> <count>"
+ * "calls_no_work <r> <count>" (M or N = 0, or K = 0 or alpha = 0 with
+ * beta = 1: PBLAS's quick return, path none),
+ * "calls_local <r> <count>" (the other calls with K = 0 or alpha = 0:
+ * PBLAS only scales sub(C); fallback native_faster), "calls_replicated <r> <count>"
  * (the others with an operand's RSRC or CSRC = -1: fallback unsupported);
  * on stderr the largest error / bound ratio seen; then "cs_test: OK" when
  * every rank passed.
@@ -504,8 +505,9 @@ static void call_gemm(cfg_t *c)
         break;
     }
     int a0 = c->al[0] == 0 && c->al[1] == 0;
+    int b1 = c->be[0] == 1 && c->be[1] == 0;
     g_calls++;
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0 || ((kk == 0 || a0) && b1))
         g_calls_nowork++;
     else if (kk == 0 || a0)
         g_calls_local++;

@@ -161,7 +161,7 @@ static void test_table(void)
     const char *name, *def, *syntax, *help;
     int i, n = cs_cfg_table_size();
 
-    CS_TEST_EQ(n, 28);
+    CS_TEST_EQ(n, 29);
     for (i = 0; i < n; i++) {
         CS_TEST_EQ(cs_cfg_table_row(i, &name, &def, &syntax, &help), 0);
         CS_TEST_ASSERT(name != NULL && def != NULL);
@@ -591,6 +591,7 @@ static void test_bad_values(void)
         {"COSTA_SHIM_SHM", ""},
         {"COSTA_SHIM_GEMM", "yes"},
         {"COSTA_SHIM_GEMM", ""},
+        {"COSTA_SHIM_TEST_GEMM_CHUNK", "0"},
         {"COSTA_SHIM_SHM_MIN", "-1"},
         {"COSTA_SHIM_SHM_MIN", "64q"},
         {"COSTA_SHIM_RELABEL_COST_NODE", "-1"},
