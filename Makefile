@@ -81,7 +81,7 @@ SAN_RT = $(if $(findstring address,$(SAN)),$(realpath $(shell $(MPICC) \
 # make check also runs this slice of the suite under these sanitizers (the
 # whole suite under them in make check-full).
 SAN_CHECK := address,undefined
-SAN_SLICE := 10_ 12_ 13_ 14_ 30_ 35_ 39_ 41_ 42_ 52_verify
+SAN_SLICE := 10_ 12_ 13_ 14_ 30_ 35_ 39_ 41_ 42_ 44_ 52_verify
 LIB_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -fvisibility=hidden \
               -ffp-contract=off -fcx-fortran-rules $(OMPFLAGS) -I. $(CFLAGS) $(SANFLAGS)
 LIB_LDFLAGS := -shared -Wl,--version-script=shim/exports.map \
