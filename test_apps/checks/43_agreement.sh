@@ -20,6 +20,11 @@
 #      (Before, a failure here hung the job or stopped it: shim_blacs.c
 #      returned before its MPI_Allgather, engine/shm.c freed the window
 #      on one rank, the table's allocation and VERIFY's copy were fatal.)
+#      The same for p?gemm's engine path (gemm_sweep, COSTA_SHIM_GEMM=
+#      force): blacs, plan (rank 1 and 0), workspace: no byte on the
+#      failing rank's engine, calls fallback/memory; digest (every
+#      argument digest equal on every rank, so the identity cannot tell
+#      them apart): still right, calls on the engine.
 #   2. Uneven caps with the shared buffer eager: uneven_cap on 2 ranks
 #      (pdtrmr2d_ 700 x 700 twice, pdtran_ 800 x 800, pdtrmr2d_ twice),
 #      rank 1 under COSTA_SHIM_MAX_MEMORY=4500k (its engine calls fit: a
@@ -41,6 +46,7 @@ set -uo pipefail
 PYTHON=${PYTHON:-python3}
 sca=$BUILD_DIR/t/scalapack
 cs_need_files "$sca/gemr2d_sweep" "$sca/tran_sweep" "$sca/uneven_cap" \
+    "$sca/gemm_sweep" \
     "$CS_SHIM"
 cs_fresh_dir "$CS_OUT"
 export OMP_NUM_THREADS=1
@@ -112,6 +118,30 @@ for spec in blacs:1 blacs:0 window:1 workspace:1 plan:0 table:1 table:0 \
             tail -n 4 "$d/err" | sed 's/^/      | /'
         fi
     done
+done
+
+# 1b. p?gemm (COSTA_SHIM_GEMM=force): a fault on rank 1 or 0 at each step
+# its engine path has (the context's communicator, the plan, the
+# workspace, every digest equal); every call is checked against its error
+# bound by gemm_sweep itself, so no digests are compared
+for spec in blacs:1 plan:1 plan:0 workspace:1 digest:1; do
+    step=${spec%:*} rank=${spec#*:}
+    d=$CS_OUT/gemm.$step.$rank
+    cs_launch2 "$d" "$CS_PRELOAD" COSTA_SHIM_TEST_FAULT="$step" \
+        COSTA_SHIM_TEST_FAULT_RANK="$rank" COSTA_SHIM_GEMM=force \
+        COSTA_SHIM_STATS=full -- "$sca/gemm_sweep" --seed 43 --count 60
+    rc=$?
+    read -r eng moved mem ver redist <<< "$(facts "$d" "$rank" 2>&1)"
+    case $step in
+        digest) want="[ ${eng:-0} -gt 0 ]" ;;
+        *) want="[ ${mem:-0} -gt 0 ] && [ ${moved:-1} = 0 ]" ;;
+    esac
+    if [ "$rc" -eq 0 ] && grep -qx 'cs_test: OK' "$d/out" && eval "$want"; then
+        cs_report ok "gemm_sweep, $step fails on rank $rank: exit 0, C within its bound, engine $eng calls, memory $mem, rank $rank engine bytes $moved"
+    else
+        cs_report FAIL "gemm_sweep, $step fails on rank $rank: exit $rc, engine [$eng] memory [$mem] rank-$rank bytes [$moved]"
+        tail -n 4 "$d/err" | sed 's/^/      | /'
+    fi
 done
 
 # 2. uneven caps, the shared buffer eager
