@@ -50,8 +50,9 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_FALLBACK", "auto", NULL, CS_CFG_T_ENUM, CS_OFF(fallback),
      cs_fallback_words, 0, 0, "`auto`, `never`, `always`",
      "`auto`: unsupported input goes to the real routine; `never`: abort "
-     "with a message (for tests); `always`: measure only, every call "
-     "forwarded but timed and logged"},
+     "with a message (for tests; a p?gemm left to ScaLAPACK as the faster "
+     "path, reason `native_faster`, is not a fallback); `always`: measure "
+     "only, every call forwarded but timed and logged"},
     {"COSTA_SHIM_THREADS", "default", NULL, CS_CFG_T_INT, CS_OFF(threads),
      cs_threads_words, 0, 65536,
      "`default` (or 0) = OpenMP default, or an integer >= 1",

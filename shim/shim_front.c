@@ -280,7 +280,10 @@ void cs_shim_front(const cs_shim_call_t *g, cs_shim_serve_fn serve,
     }
     cs_front_verify_t v = {NULL, 0};
     route(g, cfg, serve, arrive, &rec, &tr, &v);
+    /* a product left to PBLAS because PBLAS is faster is a choice, not a
+     * call the engine could not take */
     if (rec.path == CS_SHIM_PATH_FALLBACK &&
+        rec.reason != CS_SHIM_REASON_NATIVE_FASTER &&
         cfg->fallback == CS_CFG_FALLBACK_NEVER) {
         cs_shim_fatal("%s: the engine did not take this call (reason %s) "
                       "and COSTA_SHIM_FALLBACK=never",
