@@ -10,7 +10,9 @@
 #   test_choice         the engine's timed choice between two ways of
 #                       running a plan (engine/choice.c), on made-up times;
 #   test_fatal          fatal errors through the hook, and logged and
-#                       aborted without one (engine/fatal.c).
+#                       aborted without one (engine/fatal.c);
+#   test_mm_split       the split of a multiplication over P processes
+#                       (engine/matmul/split.c) against brute force.
 # Each passes only if it exits 0 and its last output line is the sentinel
 # "cs_test: OK".  CS_CHECK_FULL=1 runs 10 times as many cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT.
@@ -21,7 +23,7 @@ scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=10
 mkdir -p "$CS_OUT"
 status=0
-for name in test_engine_layout test_kernels test_choice test_fatal; do
+for name in test_engine_layout test_kernels test_choice test_fatal test_mm_split; do
     bin="$BUILD_DIR/t/unit/$name"
     cs_need_files "$bin"
     rc=0
