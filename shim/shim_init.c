@@ -58,6 +58,7 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     cs_shim_plan_cache_clear();
     cs_eng_workspace_release();
     cs_shim_gemm_buffer_release();
+    cs_shim_gemm_plans_release();
     cs_eng_shm_release(); /* collective: every rank finalizes */
     return MPI_SUCCESS;
 }

@@ -35,6 +35,24 @@ void *cs_shim_gemm_buffer(int64_t bytes, int *over_cap);
 /* Give this thread's buffer back (a larger call, finalize). */
 void cs_shim_gemm_buffer_release(void);
 
+/* ------------------------------------------------------------ plans */
+
+/* Most ints of a plan's key (serve.c builds it). */
+#define CS_SHIM_GEMM_KEY 64
+
+/* This thread's kept plan of key, taken out of the cache (NULL: none);
+ * *claimed is the heap claimed for it, which goes with it (plans.c). */
+cs_eng_mm_t *cs_shim_gemm_plan_take(const int *key, int nkey,
+                                    int64_t *claimed);
+
+/* Keep mm (its heap claimed bytes) for key, dropping this thread's oldest
+ * plan when all places are taken. */
+void cs_shim_gemm_plan_keep(const int *key, int nkey, cs_eng_mm_t *mm,
+                            int64_t claimed);
+
+/* Drop this thread's plans (finalize). */
+void cs_shim_gemm_plans_release(void);
+
 /* ------------------------------------------------------------ choice */
 
 /* What the ranks know of a call shape: calls and the fastest time (ns,

@@ -102,6 +102,7 @@ static int params(const cs_shim_call_t *g, char ta, char tb,
     return n;
 }
 _Static_assert(CS_GEMM_NPAR >= 3 + 9 + 8 + 24, "CS_GEMM_NPAR");
+_Static_assert(CS_SHIM_GEMM_KEY >= CS_GEMM_NPAR + 9 + 4, "a plan's key");
 
 /* Elements each process receives in PBLAS's algorithm, as a model: the
  * panels of op(A) along the process rows and of op(B) along the columns
@@ -124,24 +125,86 @@ static void layout(const cs_shim_operand_t *x, int p, int q, int *grid,
 typedef struct {
     cs_eng_mm_t *mm;
     void *buf;       /* this thread's kept buffer (buffer.c) */
-    int64_t claimed; /* the plan's heap, claimed for the call */
+    int64_t claimed; /* the plan's heap, claimed while the plan lives */
+    int key[CS_SHIM_GEMM_KEY];
+    int nkey;
+    int cached; /* the plan came from this thread's cache */
 } prep_t;
 
+/* The plan back into this thread's cache (prepared and claimed), else
+ * freed. */
 static void prep_free(prep_t *pr)
 {
-    cs_eng_mm_destroy(pr->mm);
-    if (pr->claimed) {
-        cs_shim_mem_unclaim(pr->claimed);
+    if (pr->mm && pr->claimed) {
+        cs_shim_gemm_plan_keep(pr->key, pr->nkey, pr->mm, pr->claimed);
+    } else {
+        cs_eng_mm_destroy(pr->mm);
     }
     memset(pr, 0, sizeof(*pr));
+}
+
+/* The key of this rank's plan: the arguments every rank passes alike
+ * (par), this rank's leading dimensions and place, the split, the
+ * settings that cut the plan. */
+static int plan_key(const int *par, int npar, const cs_shim_operand_t *x[3],
+                    int p, int q, int me, cs_eng_mm_split_t s, int64_t ws_max,
+                    int64_t chunk, int key[CS_SHIM_GEMM_KEY])
+{
+    int n = 0;
+    memcpy(key, par, (size_t)npar * sizeof(int));
+    n += npar;
+    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p, q, me, s.pm, s.pn, s.pk};
+    memcpy(key + n, v, sizeof(v));
+    n += (int)(sizeof(v) / sizeof(int));
+    memcpy(key + n, &ws_max, sizeof(ws_max));
+    n += (int)(sizeof(ws_max) / sizeof(int));
+    memcpy(key + n, &chunk, sizeof(chunk));
+    n += (int)(sizeof(chunk) / sizeof(int));
+    return n;
+}
+
+/* Reserve the workspaces of a plan whose heap is claimed, and the
+ * buffer: this rank's verdict. */
+static void reserve(cs_shim_job_t *j, prep_t *pr)
+{
+    for (int k = 0;
+         k < cs_eng_mm_nplans(pr->mm) && j->mine.verdict == CS_SHIM_V_ENGINE;
+         k++) {
+        int res =
+            cs_shim_mem_reserve(cs_eng_mm_plan(pr->mm, k), 1, &j->opts, &j->st);
+        cs_shim_job_refuse(j, res == 0   ? CS_SHIM_V_ENGINE
+                              : res == 1 ? CS_SHIM_V_MEMORY
+                                         : CS_SHIM_V_NOMEM);
+    }
+    if (j->mine.verdict != CS_SHIM_V_ENGINE) {
+        return;
+    }
+    int over = 0;
+    pr->buf = cs_shim_gemm_buffer(cs_eng_mm_buffer_bytes(pr->mm), &over);
+    if (!pr->buf) {
+        j->st = CS_ERR_NOMEM;
+        cs_shim_job_refuse(j, over ? CS_SHIM_V_MEMORY : CS_SHIM_V_NOMEM);
+    }
 }
 
 /* Plan the multiplication and hold its memory under the cap: this rank's
  * verdict. */
 static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                     int q, int me, const cs_eng_mm_op_t *op,
-                    cs_eng_mm_split_t s, const cs_config_t *cfg, prep_t *pr)
+                    cs_eng_mm_split_t s, const int *par, int npar,
+                    const cs_config_t *cfg, prep_t *pr)
 {
+    int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
+                     : cfg->workspace < 0               ? 0
+                                                        : cfg->workspace;
+    pr->nkey =
+        plan_key(par, npar, x, p, q, me, s, ws_max, op->chunk_bytes, pr->key);
+    pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
+    pr->cached = pr->mm != NULL;
+    if (pr->mm) {
+        reserve(j, pr);
+        return;
+    }
     int *grid = malloc(3 * (size_t)p * (size_t)q * sizeof(int));
     if (!grid) {
         j->st = CS_ERR_NOMEM;
@@ -152,9 +215,6 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
     for (int k = 0; k < 3; k++) {
         layout(x[k], p, q, grid + (size_t)k * p * q, &l[k]);
     }
-    int64_t ws_max = cfg->workspace == CS_CFG_SIZE_WORD ? CS_ENG_WS_AUTO
-                     : cfg->workspace < 0               ? 0
-                                                        : cfg->workspace;
     cs_status_t st =
         cs_shim_fault(CS_CFG_FAULT_PLAN)
             ? CS_ERR_NOMEM
@@ -166,30 +226,13 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                                                        : CS_SHIM_V_NOMEM);
         return;
     }
-    for (int k = 0;
-         k < cs_eng_mm_nplans(pr->mm) && j->mine.verdict == CS_SHIM_V_ENGINE;
-         k++) {
-        int res =
-            cs_shim_mem_reserve(cs_eng_mm_plan(pr->mm, k), 0, &j->opts, &j->st);
-        cs_shim_job_refuse(j, res == 0   ? CS_SHIM_V_ENGINE
-                              : res == 1 ? CS_SHIM_V_MEMORY
-                                         : CS_SHIM_V_NOMEM);
-    }
-    if (j->mine.verdict != CS_SHIM_V_ENGINE) {
-        return;
-    }
     int64_t heap = cs_eng_mm_heap_bytes(pr->mm);
     if (cs_shim_mem_claim(heap) != 0) {
         cs_shim_job_refuse(j, CS_SHIM_V_MEMORY);
         return;
     }
     pr->claimed = heap;
-    int over = 0;
-    pr->buf = cs_shim_gemm_buffer(cs_eng_mm_buffer_bytes(pr->mm), &over);
-    if (!pr->buf) {
-        j->st = CS_ERR_NOMEM;
-        cs_shim_job_refuse(j, over ? CS_SHIM_V_MEMORY : CS_SHIM_V_NOMEM);
-    }
+    reserve(j, pr);
 }
 
 static void put_pair(int64_t *x, int at, int at_not, const int64_t *v, int n)
@@ -236,10 +279,10 @@ static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
     cs_eng_mm_describe(pr->mm, desc, sizeof(desc));
     double t = st.t_in + st.t_mul + st.t_reduce + st.t_out;
     snprintf(tr->gemm, sizeof(tr->gemm),
-             "gemm:engine %s words:%.3g pblas_words:%.3g in:%.3fms "
+             "gemm:engine %s plan:%s words:%.3g pblas_words:%.3g in:%.3fms "
              "mul:%.3fms reduce:%.3fms out:%.3fms gflops:%.2f",
-             desc, words, native_words, st.t_in * 1e3, st.t_mul * 1e3,
-             st.t_reduce * 1e3, st.t_out * 1e3,
+             desc, pr->cached ? "cached" : "new", words, native_words,
+             st.t_in * 1e3, st.t_mul * 1e3, st.t_reduce * 1e3, st.t_out * 1e3,
              t > 0 ? st.flops / t * 1e-9 : 0.0);
 }
 
@@ -339,7 +382,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     cs_shim_job_init(&j, rt->lower, comm, cfg, tr);
     const cs_shim_operand_t *x[3] = {&xa, &xb, &xc};
     int par[CS_GEMM_NPAR];
-    cs_shim_job_identity(&j, par, params(g, ta, tb, x, par), NULL);
+    int npar = params(g, ta, tb, x, par);
+    cs_shim_job_identity(&j, par, npar, NULL);
 
     /* the split (the memory left under the cap bounds its buffers) and
      * the path from what the ranks measured of the shape */
@@ -385,7 +429,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                              .chunk_bytes = cfg->test_gemm_chunk,
                              .alpha = {alpha[0], alpha[1]},
                              .beta = {beta[0], beta[1]}};
-        prepare(&j, x, p, q, me, &op, s, cfg, &pr);
+        prepare(&j, x, p, q, me, &op, s, par, npar, cfg, &pr);
     }
     int64_t mine[X_N], all[X_N];
     put_pair(mine, X_SPLIT, X_SPLIT_NOT, sv, 3);
