@@ -39,6 +39,14 @@ typedef struct {
     size_t esize;
     char transa, transb; /* 'N', 'T' or 'C' (conjugate transpose) */
     int64_t chunk_bytes; /* chunks of k (CS_ENG_MM_CHUNK_BYTES); 0: that */
+    /* direct = 1: this rank's slabs are already in the local arrays of A
+     * and B, stored as the exchanges would store them (split 1 x 1 x P;
+     * the caller checked that sub(A)'s and sub(B)'s inner indices lie on
+     * the same process in the same order on every rank): elements a_off
+     * and b_off of them, leading dimensions lda and ldb, kl inner indices
+     * here (0 allowed).  Nothing of A or B is moved. */
+    int direct;
+    int64_t a_off, lda, b_off, ldb, kl;
     double alpha[2], beta[2];
 } cs_eng_mm_op_t;
 

@@ -333,7 +333,8 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     *mm_p = NULL;
     int np = s.pm * s.pn * s.pk;
     if (s.pm < 1 || s.pn < 1 || s.pk < 1 || me < 0 || me >= np ||
-        op->m < s.pm || op->n < s.pn || op->k < s.pk) {
+        op->m < s.pm || op->n < s.pn || op->k < s.pk ||
+        (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0))) {
         return CS_ERR_UNSUPPORTED;
     }
     cs_eng_mm_t *mm = calloc(1, sizeof(*mm));
@@ -348,8 +349,9 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     mm->l = me / (s.pm * s.pn);
     mm->mi = part(op->m, s.pm, mm->i + 1) - part(op->m, s.pm, mm->i);
     mm->nj = part(op->n, s.pn, mm->j + 1) - part(op->n, s.pn, mm->j);
-    mm->nchunk = chunks_of(op, s);
-    mm->chunk = calloc((size_t)mm->nchunk, sizeof(*mm->chunk));
+    /* direct: no chunk, no exchange in */
+    mm->nchunk = op->direct ? 0 : chunks_of(op, s);
+    mm->chunk = calloc((size_t)mm->nchunk + 1, sizeof(*mm->chunk));
     cs_status_t st = mm->chunk ? CS_OK : CS_ERR_NOMEM;
     int ta = op->transa != 'N', tb = op->transb != 'N';
     int64_t kmax = 0;
@@ -438,8 +440,10 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
     for (int c = 0; c < mm->nchunk; c++) {
         kl += mm->chunk[c].kl;
     }
-    snprintf(buf, len, "split:%dx%dx%d brick:%lldx%lldx%lld chunks:%d",
-             mm->s.pm, mm->s.pn, mm->s.pk, (long long)mm->mi, (long long)mm->nj,
+    kl = mm->op.direct ? mm->op.kl : kl;
+    snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d",
+             mm->s.pm, mm->s.pn, mm->s.pk, mm->op.direct ? " direct" : "",
+             (long long)mm->mi, (long long)mm->nj,
              (long long)kl, mm->nchunk);
 }
 
@@ -676,6 +680,23 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
         double u2 = MPI_Wtime();
         st->t_in += u1 - u0;
         st->t_mul += u2 - u1;
+    }
+    if (mm->op.direct && mm->mi > 0 && mm->nj > 0) {
+        /* the slabs are the local arrays themselves; a rank without inner
+         * indices adds zeros to the sums */
+        double u1 = MPI_Wtime();
+        if (mm->op.kl > 0) {
+            gemm(gemm_ctx, mm->op.transa, mm->op.transb, mm->mi, mm->nj,
+                 mm->op.kl, (const char *)a + mm->op.a_off * es,
+                 cs_eng_max64(mm->op.lda, 1),
+                 (const char *)b + mm->op.b_off * es,
+                 cs_eng_max64(mm->op.ldb, 1), 0, cij, cs_eng_max64(mm->mi, 1));
+        } else {
+            memset(cij, 0, (size_t)(mm->mi * mm->nj * es));
+        }
+        st->flops = (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj *
+                    (double)mm->op.kl;
+        st->t_mul = MPI_Wtime() - u1;
     }
     double t2 = MPI_Wtime();
     (void)t0;

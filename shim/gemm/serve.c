@@ -286,6 +286,46 @@ static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
              t > 0 ? st.flops / t * 1e-9 : 0.0);
 }
 
+/* Where this rank's inner indices of sub(A) and sub(B) already lie in
+ * its local arrays (direct, matmul.h).  1 when they do on every rank:
+ * the inner dimension of both is distributed along the same grid
+ * dimension, the other grid dimension is 1, and both distribute it alike
+ * (block sizes, first blocks, sources, offsets); then this rank's inner
+ * indices are one run of its local rows (columns) in both, in the same
+ * order.  Fills op's direct fields.  Global but for the offsets. */
+static int aligned_k(const cs_shim_call_t *g, char ta, char tb,
+                     const cs_shim_operand_t *xa, const cs_shim_operand_t *xb,
+                     int p, int q, int myr, int myc, cs_eng_mm_op_t *op)
+{
+    int a_rows = ta != 'N', b_rows = tb == 'N';
+    if (a_rows != b_rows || (a_rows ? q : p) != 1) {
+        return 0;
+    }
+    int np = a_rows ? p : q, me = a_rows ? myr : myc;
+    int64_t nb = a_rows ? xa->mb : xa->nb, first = a_rows ? xa->imb : xa->inb;
+    int src = a_rows ? xa->rsrc : xa->csrc;
+    int64_t off = (a_rows ? g->ia : g->ja) - 1;
+    if (nb != (a_rows ? xb->mb : xb->nb) ||
+        first != (a_rows ? xb->imb : xb->inb) ||
+        src != (a_rows ? xb->rsrc : xb->csrc) ||
+        off != (b_rows ? g->ix : g->jx) - 1) {
+        return 0;
+    }
+    int64_t lo = cs_shim_local_extent(off, nb, first, src, np, me);
+    int64_t hi = cs_shim_local_extent(off + g->k, nb, first, src, np, me);
+    op->direct = 1;
+    op->kl = hi - lo;
+    /* A: stored k x m (rows: its local rows lo.., columns ja..) or m x k
+     * (rows ia.., local columns lo..); B alike */
+    op->a_off = a_rows ? lo + (int64_t)(g->ja - 1) * xa->lld
+                       : (g->ia - 1) + lo * (int64_t)xa->lld;
+    op->b_off = b_rows ? lo + (int64_t)(g->jx - 1) * xb->lld
+                       : (g->ix - 1) + lo * (int64_t)xb->lld;
+    op->lda = xa->lld;
+    op->ldb = xb->lld;
+    return 1;
+}
+
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                   cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
@@ -392,16 +432,37 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     cs_eng_mm_split_t s = {1, 1, 1};
     cs_eng_mm_cost_t cost = {0};
     int64_t sv[3] = {0, 0, 0};
+    cs_eng_mm_op_t op = {.m = g->m,
+                         .n = g->n,
+                         .k = g->k,
+                         .ia = g->ia - 1,
+                         .ja = g->ja - 1,
+                         .ib = g->ix - 1,
+                         .jb = g->jx - 1,
+                         .ic = g->ib - 1,
+                         .jc = g->jb - 1,
+                         .type = cs_shim_eng_type(g->routine),
+                         .esize = rt->esize,
+                         .transa = cplx || ta != 'C' ? ta : 'T',
+                         .transb = cplx || tb != 'C' ? tb : 'T',
+                         .chunk_bytes = cfg->test_gemm_chunk,
+                         .alpha = {alpha[0], alpha[1]},
+                         .beta = {beta[0], beta[1]}};
     if (arg != CS_SHIM_ARG_OK) {
         cs_shim_job_refuse(&j, CS_SHIM_V_UNSUPPORTED);
+    } else if (np <= g->k && g->k <= INT32_MAX &&
+               aligned_k(g, ta, tb, &xa, &xb, p, q, myr, myc, &op)) {
+        /* A and B stay where they are: the partial products are summed */
+        s = (cs_eng_mm_split_t){1, 1, np};
+        double mn = (double)g->m * (double)g->n;
+        cost.words = mn / np * (np - 1) + mn / np;
     } else if (cs_eng_mm_split(g->m, g->n, g->k, np, rt->esize,
                                left < 0 ? -1 : left, &s, &cost) != 0) {
         cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
-    } else {
-        sv[0] = s.pm;
-        sv[1] = s.pn;
-        sv[2] = s.pk;
     }
+    sv[0] = s.pm;
+    sv[1] = s.pn;
+    sv[2] = s.pk;
     double native_words = pblas_words(g->m, g->n, g->k, p, q);
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;
@@ -413,22 +474,6 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
 
     prep_t pr = {0};
     if (pick && j.mine.verdict == CS_SHIM_V_ENGINE) {
-        cs_eng_mm_op_t op = {.m = g->m,
-                             .n = g->n,
-                             .k = g->k,
-                             .ia = g->ia - 1,
-                             .ja = g->ja - 1,
-                             .ib = g->ix - 1,
-                             .jb = g->jx - 1,
-                             .ic = g->ib - 1,
-                             .jc = g->jb - 1,
-                             .type = cs_shim_eng_type(g->routine),
-                             .esize = rt->esize,
-                             .transa = cplx || ta != 'C' ? ta : 'T',
-                             .transb = cplx || tb != 'C' ? tb : 'T',
-                             .chunk_bytes = cfg->test_gemm_chunk,
-                             .alpha = {alpha[0], alpha[1]},
-                             .beta = {beta[0], beta[1]}};
         prepare(&j, x, p, q, me, &op, s, par, npar, cfg, &pr);
     }
     int64_t mine[X_N], all[X_N];

@@ -20,7 +20,9 @@
 # one runs with COSTA_SHIM_GEMM unset (default off: every call
 # passthrough, reason gemm_off, none on the engine), two with
 # COSTA_SHIM_TEST_GEMM_CHUNK=512 (the inner dimension in many chunks,
-# the local products accumulating over them), and one runs on 2
+# the local products accumulating over them), two with --aligned (inner
+# dimensions distributed alike on P x 1 or 1 x Q grids: the engine's
+# direct path, A and B not moved), and one runs on 2
 # emulated nodes of 2 ranks (test_apps/lib/mpiexec_nodes.sh).  Runs with
 # more ranks than cores use yield_preload.so (after the shim).  Before
 # all that, gemm_sweep --inject must fail each of its checks once (a
@@ -153,6 +155,10 @@ run_pair np4 4 $((400 * mult)) 4404 force
 run_pair replicated-np2 2 $((200 * mult)) 4412 force --replicated
 run_pair replicated-np4 4 $((120 * mult)) 4414 force --replicated
 run_pair off-np2 2 $((200 * mult)) 4422 off
+# sub(A)^T sub(B) on P x 1, sub(A) sub(B)^T on 1 x Q, inner dimensions
+# distributed alike: the direct path (A and B not moved)
+run_pair aligned-np2 2 $((200 * mult)) 4452 force --aligned
+run_pair aligned-np3 3 $((150 * mult)) 4453 force --aligned
 # the inner dimension in many chunks (each call's slabs of at most 512
 # bytes): the local products accumulate over them
 SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \

@@ -22,7 +22,11 @@
  * other than MB/NB), block sizes 1..9 (sometimes larger than the
  * matrix), sources, offsets IA/JA > 1, LLD padding.  Rarely (always with
  * --replicated) some RSRC/CSRC of a call with M, N, K > 0 and alpha != 0
- * are -1 (operand replicated over process rows / columns).
+ * are -1 (operand replicated over process rows / columns).  --aligned:
+ * where the grid is P x 1 (1 x Q), sub(A)^T sub(B) (sub(A) sub(B)^T)
+ * with B's rows (columns) distributed as A's from the same offset: the
+ * inner indices of both lie on the same processes in the same order, the
+ * engine's direct path (no operand moved), no replicated operand.
  *
  * Values: every rank generates the global A, B and C0 from the config
  * index (no gathering) and fills its local arrays; sub(C) holds NaN, Inf
@@ -34,7 +38,7 @@
  * and B bit-unchanged; guard zones intact.
  *
  *   gemm_sweep --seed S --count N [--start K] [--types sdcz] [--replicated]
- *              [--inject c|o|a|b|g] [--verbose]
+ *              [--aligned] [--inject c|o|a|b|g] [--verbose]
  *
  * --inject: self-test of the checks: after the first call where rank 0
  * can, set one element of its sub(C) to twice the bound off (c), or
@@ -88,7 +92,7 @@ enum { D1_DTYPE, D1_CTXT, D1_M, D1_N, D1_MB, D1_NB, D1_RSRC, D1_CSRC,
 /* ---- globals (g_rank, g_np, g_sysctx, g_fail: cs_sweep.h) ---- */
 /* calls this rank made, and the classes the shim reports apart */
 static long g_calls, g_calls_nowork, g_calls_local, g_calls_repl;
-static int g_verbose, g_replicated;
+static int g_verbose, g_replicated, g_aligned;
 static char g_inject;      /* --inject: what to corrupt, 0 for nothing */
 static int g_injected;     /* the corruption has been made */
 static double g_worst;     /* largest |error| / bound seen on this rank */
@@ -434,12 +438,38 @@ static void draw_config(uint64_t seed, int k, const char *types, cfg_t *c,
     draw_scalar(r, c->t, 30, 25, 10, c->be);
     c->nonfinite = c->be[0] == 0 && c->be[1] == 0 && chance(r, 75);
     make_grid(c, r);
+    if (g_aligned && (c->g.Q == 1 || c->g.P == 1)) {
+        /* the inner dimension along the grid's one long dimension, in
+         * both operands: sub(A)^T sub(B) on P x 1, sub(A) sub(B)^T on
+         * 1 x Q */
+        char t = is_cplx(c->t) && chance(r, 50) ? 'C' : 'T';
+        c->ta = c->g.Q == 1 ? t : 'N';
+        c->tb = c->g.Q == 1 ? 'N' : t;
+        c->opa = op_of(c->ta, c->t);
+        c->opb = op_of(c->tb, c->t);
+    }
     draw_mat(r, &c->a, c->opa ? c->kk : c->m, c->opa ? c->m : c->kk, &c->g);
     draw_mat(r, &c->b, c->opb ? c->n : c->kk, c->opb ? c->kk : c->n, &c->g);
+    if (g_aligned && c->opa && !c->opb) {
+        /* B's rows distributed as A's rows, from the same row */
+        c->b.M = c->a.M;
+        c->b.MB = c->a.MB;
+        c->b.IMB = c->a.IMB;
+        c->b.RSRC = c->a.RSRC;
+        c->b.I = c->a.I;
+        c->b.dtype = c->a.dtype == 2 ? 2 : c->b.dtype;
+    } else if (g_aligned && !c->opa && c->opb) {
+        c->b.N = c->a.N;
+        c->b.NB = c->a.NB;
+        c->b.INB = c->a.INB;
+        c->b.CSRC = c->a.CSRC;
+        c->b.J = c->a.J;
+        c->b.dtype = c->a.dtype == 2 ? 2 : c->b.dtype;
+    }
     draw_mat(r, &c->c, c->m, c->n, &c->g);
     /* replicated operands only where the shim's classes are unambiguous
      * (not no_work, not local): the count of each class is exact */
-    int want = chance(r, 6) || g_replicated;
+    int want = (chance(r, 6) || g_replicated) && !g_aligned;
     int a0 = c->al[0] == 0 && c->al[1] == 0;
     if (want && c->m > 0 && c->n > 0 && c->kk > 0 && !a0) {
         replicate_sources(c, r);
@@ -753,7 +783,8 @@ static void usage(void)
 {
     if (g_rank == 0)
         fprintf(stderr, "usage: gemm_sweep --seed S --count N [--start K] "
-                        "[--types sdcz] [--replicated] [--inject c|o|a|b|g] "
+                        "[--types sdcz] [--replicated] [--aligned] "
+                        "[--inject c|o|a|b|g] "
                         "[--verbose]\n");
     MPI_Finalize();
     exit(2);
@@ -771,6 +802,8 @@ int main(int argc, char **argv)
             continue;
         if (!strcmp(argv[i], "--replicated"))
             g_replicated = 1;
+        else if (!strcmp(argv[i], "--aligned"))
+            g_aligned = 1;
         else if (!strcmp(argv[i], "--inject") && i + 1 < argc &&
                  strlen(argv[i + 1]) == 1 && strchr("coabg", argv[i + 1][0]))
             g_inject = argv[++i][0];
