@@ -647,7 +647,7 @@ def text_bytes(rep):
     out = [rule("Bytes and messages (all ranks)")]
     fmt = "%-11s %-11s %9s %15s %15s %15s %15s %15s %10s %10s"
     keys = ["bytes_sent", "bytes_recv", "bytes_self", "bytes_node",
-            "bytes_net", "msgs_sent", "msgs_recv", "flops", "bytes_pblas"]
+            "bytes_net", "msgs_sent", "msgs_recv"]
     out.append(fmt % ("Routine", "Path", "Calls", "BytesSent", "BytesRecv",
                       "BytesSelf", "BytesNode", "BytesNet", "MsgsSent",
                       "MsgsRecv"))
