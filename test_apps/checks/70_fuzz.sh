@@ -19,8 +19,12 @@
 # 2k/64k: calls cut into panels), COSTA_SHIM_SHM (auto, or eager from
 # 1 KiB), COSTA_SHIM_OVERLAP.
 #
-# make check: 16 rounds of 60 configurations (960); CS_CHECK_FULL=1: 176
-# rounds (10,560).  A failed round prints the command that replays it
+# Then rounds of gemm_sweep under COSTA_SHIM_GEMM=force with random
+# threads, workspace bound, chunk size (COSTA_SHIM_TEST_GEMM_CHUNK) and
+# --aligned; each call is checked by the sweep against its error bound.
+#
+# make check: 16 rounds of 60 configurations (960) and 4 gemm rounds;
+# CS_CHECK_FULL=1: 176 rounds (10,560) and 40 gemm rounds.  A failed round prints the command that replays it
 # (REPLAY: test_apps/fuzz_run.sh ...).
 # Environment (run_checks.sh): CS_MPI, CS_SHIM, CS_PRELOAD, MPIEXEC,
 # BUILD_DIR, CS_OUT, CS_CHECK_FULL; CS_FUZZ_SEED (default 7001).
@@ -64,6 +68,44 @@ for ((r = 0; r < rounds; r++)); do
         fails=$((fails + 1))
     fi
     configs=$((configs + count))
+done
+# p?gemm's engine path (COSTA_SHIM_GEMM=force): gemm_sweep checks each
+# call itself against its error bound (no digests to compare), under
+# random settings: threads, workspace bound, chunks of the inner
+# dimension, aligned inner dimensions (the direct path), 1-4 ranks
+sweep=$BUILD_DIR/t/scalapack/gemm_sweep
+yield=$BUILD_DIR/t/lib/yield_preload.so
+grounds=4
+[ "${CS_CHECK_FULL:-0}" = 1 ] && grounds=40
+for ((r = 0; r < grounds; r++)); do
+    pick 1 2 2 3 4
+    np=$v
+    seed=$((seed0 * 1000 + 500 + r))
+    pick 1 2
+    envs=(COSTA_SHIM_GEMM=force COSTA_SHIM_THREADS=$v)
+    pick auto auto 2k 64k
+    envs+=(COSTA_SHIM_WORKSPACE=$v)
+    pick 64M 64M 512 4k
+    envs+=(COSTA_SHIM_TEST_GEMM_CHUNK=$v)
+    pick "" "" --aligned
+    args=$v
+    pre=$CS_PRELOAD
+    [ "$np" -gt 2 ] && pre=$pre:$yield
+    d=$CS_OUT/gemm$r
+    mkdir -p "$d"
+    rc=0
+    timeout -k 10 300 "$MPIEXEC" -n "$np" env LD_PRELOAD="$pre" \
+        "${envs[@]}" "$sweep" --seed "$seed" --count "$count" $args \
+        > "$d/out" 2> "$d/err" || rc=$?
+    if [ "$rc" -ne 0 ] || [ "$(tail -n 1 "$d/out")" != "cs_test: OK" ]; then
+        fails=$((fails + 1))
+        echo "FAIL gemm round $r (exit $rc): REPLAY: $MPIEXEC -n $np env" \
+            "LD_PRELOAD=$pre ${envs[*]} $sweep --seed $seed --count $count" \
+            "$args"
+        tail -n 3 "$d/err"
+    fi
+    configs=$((configs + count))
+    rounds=$((rounds + 1))
 done
 echo "$rounds rounds, $configs configurations, $fails failed (seed $seed0)"
 exit $((fails > 0))
