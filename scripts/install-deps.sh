@@ -2,9 +2,11 @@
 # scripts/install-deps.sh - installs the Debian packages costa-shim needs to
 # build and test both MPI flavours (MPICH with ScaLAPACK for MPICH, Open MPI
 # with ScaLAPACK for Open MPI, LAPACK/OpenBLAS, compilers, binutils,
-# valgrind, GNU time) when they are missing, then checks that each
-# flavour's wrappers (mpicc.mpich, mpif90.mpich, mpiexec.mpich;
-# mpicc.openmpi, mpif90.openmpi, mpiexec.openmpi) exist.  With --apps it
+# valgrind, GNU time) when they are missing, and ScaLAPACK's own testers
+# (scalapack-mpi-test, both flavours, for check 45) where the package
+# lists have them, then checks that each flavour's wrappers
+# (mpicc.mpich, mpif90.mpich, mpiexec.mpich; mpicc.openmpi,
+# mpif90.openmpi, mpiexec.openmpi) exist.  With --apps it
 # also installs the real applications of `make check-apps` / `make
 # bench-apps` (CP2K, GPAW and PETSc/SLEPc for Open MPI, NWChem for MPICH).
 #
@@ -30,6 +32,8 @@ PACKAGES=(mpich libmpich-dev libscalapack-mpich-dev
           openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
           liblapack-dev libopenblas-dev gfortran make gcc python3 binutils
           valgrind time)
+# Installed when apt knows them; without them check 45 says so and skips.
+OPTIONAL_PACKAGES=(scalapack-mpi-test)
 # CP2K (Open MPI), NWChem (MPICH), GPAW and PETSc/SLEPc (Python, Open MPI)
 APP_PACKAGES=(cp2k nwchem-mpich gpaw gpaw-data python3-slepc4py-real)
 MPI_TOOLS=(mpicc.mpich mpif90.mpich mpiexec.mpich
@@ -71,22 +75,39 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     exit 1
 fi
 
+is_known() {
+    apt-cache show "$1" > /dev/null 2>&1
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
     is_installed "$p" || missing+=("$p")
 done
+# optional ones: only those this machine's package lists have (asked
+# again after apt-get update when something else is missing anyway)
+opt_missing=()
+for p in "${OPTIONAL_PACKAGES[@]}"; do
+    is_installed "$p" || opt_missing+=("$p")
+done
+opt_known=()
+for p in "${opt_missing[@]}"; do
+    is_known "$p" && opt_known+=("$p")
+done
 
-if [ "${#missing[@]}" -eq 0 ]; then
+if [ "${#missing[@]}" -eq 0 ] && [ "${#opt_known[@]}" -eq 0 ]; then
     say "all ${#PACKAGES[@]} packages present"
+    [ "${#opt_missing[@]}" -eq 0 ] ||
+        say "not available here: ${opt_missing[*]} (optional)"
     check_tools
     exit 0
 fi
 
 # From here on there is something to do, so always talk (even --if-missing).
 quiet=0
-say "missing packages: ${missing[*]}"
+say "missing packages: ${missing[*]} ${opt_missing[*]}"
 
-apt_install=(apt-get install -y --no-install-recommends "${missing[@]}")
+apt_install=(apt-get install -y --no-install-recommends "${missing[@]}"
+             "${opt_known[@]}")
 if [ "$(id -u)" -eq 0 ]; then
     SUDO=()
 elif command -v sudo >/dev/null 2>&1; then
@@ -101,6 +122,16 @@ fi
 
 say "running: ${SUDO[*]:+${SUDO[*]} }apt-get update"
 "${SUDO[@]}" apt-get update
+opt_known=()
+for p in "${opt_missing[@]}"; do
+    if is_known "$p"; then
+        opt_known+=("$p")
+    else
+        say "not available here: $p (optional)"
+    fi
+done
+apt_install=(apt-get install -y --no-install-recommends "${missing[@]}"
+             "${opt_known[@]}")
 
 # Remember who owns the generic MPI names now (empty: nobody), so that an
 # Open MPI pulled in as a dependency does not silently take them over.
@@ -136,7 +167,7 @@ for a in mpi mpirun mpi-x86_64-linux-gnu; do
 done
 
 still=()
-for p in "${missing[@]}"; do
+for p in "${missing[@]}" "${opt_known[@]}"; do
     is_installed "$p" || still+=("$p")
 done
 if [ "${#still[@]}" -ne 0 ]; then
