@@ -47,6 +47,13 @@ typedef struct {
      * here (0 allowed).  Nothing of A or B is moved. */
     int direct;
     int64_t a_off, lda, b_off, ldb, kl;
+    /* inplace = 'A' (or 'B'): that operand is read where it lies and the
+     * other one brought to it (split 1 x 1 x P): its inner dimension is
+     * spread over all P processes along one dimension of its grid, its
+     * other dimension is whole on every process (the grid is 1 x P or
+     * P x 1 for it), and the inner dimension is cut as that operand cuts
+     * it.  Its layout must be column-major.  0: neither. */
+    char inplace;
     double alpha[2], beta[2];
 } cs_eng_mm_op_t;
 
@@ -76,6 +83,16 @@ typedef struct {
 int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
                     int64_t mem_max, cs_eng_mm_split_t *s,
                     cs_eng_mm_cost_t *cost);
+
+/*
+ * The cost of reading operand inplace ('A' or 'B') where it lies (split
+ * 1 x 1 x nranks, matmul.h): the other operand's slabs in, C summed over
+ * all processes.  Returns 0 and fills *c, or -1 when its buffers exceed
+ * mem_max bytes (< 0: no bound).  Global.
+ */
+int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
+                           char inplace, size_t esize, int64_t mem_max,
+                           cs_eng_mm_cost_t *c);
 
 /* The local product c (m x n, ldc) := op(a) op(b) (alpha 1; beta 0, or
  * 1 with accumulate), with ta and tb as ?gemm takes them. */

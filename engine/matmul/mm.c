@@ -38,7 +38,8 @@ typedef struct {
 typedef struct {
     int64_t kl; /* this rank's part of the chunk */
     slab_t a, b;
-    cs_eng_plan_t *pa, *pb;
+    cs_eng_plan_t *pa, *pb; /* NULL for the operand read in place */
+    int64_t ioff;           /* in place: the chunk's first element there */
 } chunk_t;
 
 struct cs_eng_mm {
@@ -49,6 +50,9 @@ struct cs_eng_mm {
     int nchunk;     /* chunks of the inner dimension */
     chunk_t *chunk;
     slab_t c;                    /* C_ij's column pieces over the pk slabs */
+    int krows;    /* in place: the inner dimension along its rows */
+    int64_t koff; /* ... starting at this global index */
+    int64_t ild;  /* ... and its leading dimension */
     cs_eng_plan_t *out;          /* C's pieces into C */
     int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, received */
     int64_t bytes;
@@ -198,6 +202,107 @@ static cs_status_t slab_init(slab_t *sl, int64_t rows, int64_t cols, int ncopy,
     return CS_OK;
 }
 
+/* ------------------------------------------------------------ in place */
+
+/* The in-place operand's layout (matmul.h, inplace). */
+static const cs_eng_layout_t *inplace_layout(const cs_eng_mm_op_t *op,
+                                             const cs_eng_layout_t *la,
+                                             const cs_eng_layout_t *lb)
+{
+    return op->inplace == 'A' ? la : lb;
+}
+
+/* Whether the in-place operand's inner dimension runs along its rows. */
+static int inplace_krows(const cs_eng_mm_op_t *op)
+{
+    return op->inplace == 'A' ? op->transa != 'N' : op->transb == 'N';
+}
+
+/*
+ * Inner indices [k0, k1) of the in-place operand lx (inner dimension
+ * along its rows when krows, from global index off): this rank's count
+ * *kl and the local index of its first one *lfirst; with d, also the
+ * whole cut as a distribution over the nranks ranks (proc: the rank,
+ * loff: the place in that rank's run, as the slab of the other operand
+ * stores it).  Block-cyclic, one coordinate per rank: a rank's indices
+ * are one run of its local storage, in global order.
+ */
+static cs_status_t inner_cut(const cs_eng_layout_t *lx, int krows, int64_t off,
+                             int64_t k0, int64_t k1, int me, int nranks,
+                             cs_eng_dist_t *d, int64_t *kl, int64_t *lfirst)
+{
+    const cs_eng_dist_t *dim = krows ? &lx->rows : &lx->cols;
+    int64_t nblk = 0;
+    for (int64_t x = off + k0; x < off + k1; nblk++) {
+        x = cs_eng_min64(
+            cs_eng_dist_block_end(dim, cs_eng_dist_block_of(dim, x)), off + k1);
+    }
+    int64_t *count = calloc((size_t)nranks, sizeof(*count));
+    int64_t *splits = d ? malloc((size_t)(nblk + 1) * sizeof(*splits)) : NULL;
+    int64_t *loff = d ? malloc((size_t)(nblk + 1) * sizeof(*loff)) : NULL;
+    int *proc = d ? malloc((size_t)(nblk + 1) * sizeof(*proc)) : NULL;
+    if (!count || (d && (!splits || !loff || !proc))) {
+        free(count);
+        free(splits);
+        free(loff);
+        free(proc);
+        return CS_ERR_NOMEM;
+    }
+    *kl = 0;
+    *lfirst = 0;
+    int64_t k = 0;
+    for (int64_t x = off + k0; x < off + k1; k++) {
+        int64_t b = cs_eng_dist_block_of(dim, x);
+        int64_t e = cs_eng_min64(cs_eng_dist_block_end(dim, b), off + k1);
+        int c = cs_eng_dist_proc(dim, b);
+        int r = krows ? lx->grid[(int64_t)c * lx->npcol] : lx->grid[c];
+        if (r < 0 || r >= nranks) {
+            free(count);
+            free(splits);
+            free(loff);
+            free(proc);
+            return CS_ERR_UNSUPPORTED;
+        }
+        if (r == me) {
+            if (*kl == 0) {
+                *lfirst = cs_eng_dist_loff(dim, b) + x -
+                          cs_eng_dist_block_start(dim, b);
+            }
+            *kl += e - x;
+        }
+        if (d) {
+            splits[k] = x - off - k0;
+            proc[k] = r;
+            loff[k] = count[r];
+        }
+        count[r] += e - x;
+        x = e;
+    }
+    free(count);
+    if (d) {
+        splits[nblk] = k1 - k0;
+        *d = (cs_eng_dist_t){.kind = CS_ENG_DIST_EXPLICIT,
+                             .n = k1 - k0,
+                             .nprocs = nranks,
+                             .nblk = nblk,
+                             .splits = splits,
+                             .proc = proc,
+                             .loff = loff};
+    }
+    return CS_OK;
+}
+
+/* Whether lx can be read in place for op (matmul.h, inplace). */
+static int inplace_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
+{
+    int krows = inplace_krows(op);
+    const cs_eng_dist_t *kd = krows ? &lx->rows : &lx->cols;
+    const cs_eng_dist_t *od = krows ? &lx->cols : &lx->rows;
+    return !op->direct && lx->order == CS_ENG_COLMAJOR &&
+           kd->kind == CS_ENG_DIST_CYCLIC && od->nprocs == 1 &&
+           (krows ? lx->npcol : lx->nprow) == 1;
+}
+
 /* ------------------------------------------------------------ create */
 
 /* One exchange: source layout src, target layout dst, plain copy of the
@@ -272,6 +377,56 @@ static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
     return st;
 }
 
+/* The one exchange of chunk c when an operand is read in place: the other
+ * operand into slabs cut along the inner dimension as the in-place one
+ * cuts it (grid: the ranks themselves). */
+static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
+                                      const cs_eng_layout_t *la,
+                                      const cs_eng_layout_t *lb,
+                                      int64_t ws_max, int *grid)
+{
+    cs_eng_mm_op_t op = mm->op;
+    chunk_t *ch = &mm->chunk[c];
+    int np = mm->s.pk, for_a = op.inplace == 'B';
+    int64_t k0 = part(op.k, mm->nchunk, c), k1 = part(op.k, mm->nchunk, c + 1);
+    int64_t kl, lfirst;
+    cs_eng_dist_t kd, whole;
+    cs_status_t st = inner_cut(inplace_layout(&op, la, lb), mm->krows, mm->koff,
+                               k0, k1, mm->me, np, &kd, &kl, &lfirst);
+    if (st != CS_OK) {
+        return st;
+    }
+    int64_t ext = for_a ? op.m : op.n;
+    st = dist_split(ext, 1, 1, &whole);
+    if (st != CS_OK) {
+        dist_free(&kd);
+        return st;
+    }
+    /* the other operand stored with its inner dimension along its rows:
+     * A transposed, B not */
+    int krows = for_a ? op.transa != 'N' : op.transb == 'N';
+    for (int r = 0; r < np; r++) {
+        grid[r] = r;
+    }
+    const slab_t *sl = for_a ? &ch->a : &ch->b;
+    cs_eng_layout_t l = {.rows = krows ? kd : whole,
+                         .cols = krows ? whole : kd,
+                         .nprow = krows ? np : 1,
+                         .npcol = krows ? 1 : np,
+                         .grid = grid,
+                         .ld = cs_eng_max64(sl->rows, 1),
+                         .order = CS_ENG_COLMAJOR};
+    int64_t i0 = for_a ? op.ia : op.ib, j0 = for_a ? op.ja : op.jb;
+    i0 += krows ? k0 : 0;
+    j0 += krows ? 0 : k0;
+    st = plan_copy(for_a ? la : lb, &l, krows ? k1 - k0 : ext,
+                   krows ? ext : k1 - k0, i0, j0, 0, 0, &op, 0, mm->me, ws_max,
+                   for_a ? &ch->pa : &ch->pb);
+    dist_free(&kd);
+    dist_free(&whole);
+    return st;
+}
+
 static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
                                 const cs_eng_layout_t *lb,
                                 const cs_eng_layout_t *lc, int64_t ws_max)
@@ -285,7 +440,8 @@ static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
     }
     cs_status_t st = CS_OK;
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
-        st = chunk_plans(mm, c, la, lb, ws_max, grid);
+        st = op->inplace ? chunk_plan_inplace(mm, c, la, lb, ws_max, grid)
+                         : chunk_plans(mm, c, la, lb, ws_max, grid);
     }
     cs_eng_layout_t l;
     if (st == CS_OK) {
@@ -334,7 +490,10 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     int np = s.pm * s.pn * s.pk;
     if (s.pm < 1 || s.pn < 1 || s.pk < 1 || me < 0 || me >= np ||
         op->m < s.pm || op->n < s.pn || op->k < s.pk ||
-        (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0))) {
+        (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0)) ||
+        (op->inplace &&
+         ((op->inplace != 'A' && op->inplace != 'B') || s.pm != 1 ||
+          s.pn != 1 || !inplace_fits(op, inplace_layout(op, la, lb))))) {
         return CS_ERR_UNSUPPORTED;
     }
     cs_eng_mm_t *mm = calloc(1, sizeof(*mm));
@@ -354,12 +513,27 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     mm->chunk = calloc((size_t)mm->nchunk + 1, sizeof(*mm->chunk));
     cs_status_t st = mm->chunk ? CS_OK : CS_ERR_NOMEM;
     int ta = op->transa != 'N', tb = op->transb != 'N';
-    int64_t kmax = 0;
+    int64_t kmax = 0, other = 0;
+    if (op->inplace) {
+        const cs_eng_layout_t *lx = inplace_layout(op, la, lb);
+        int isa = op->inplace == 'A';
+        mm->krows = inplace_krows(op);
+        mm->koff = mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
+        other = mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
+        mm->ild = lx->ld;
+    }
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
         chunk_t *ch = &mm->chunk[c];
-        int64_t kc =
-            part(op->k, mm->nchunk, c + 1) - part(op->k, mm->nchunk, c);
+        int64_t k0 = part(op->k, mm->nchunk, c);
+        int64_t kc = part(op->k, mm->nchunk, c + 1) - k0;
         ch->kl = part(kc, s.pk, mm->l + 1) - part(kc, s.pk, mm->l);
+        if (op->inplace) {
+            int64_t lfirst = 0;
+            st = inner_cut(inplace_layout(op, la, lb), mm->krows, mm->koff, k0,
+                           k0 + kc, me, np, NULL, &ch->kl, &lfirst);
+            ch->ioff = mm->krows ? lfirst + other * mm->ild
+                                 : other + lfirst * mm->ild;
+        }
         kmax = ch->kl > kmax ? ch->kl : kmax;
         st = slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl, s.pn,
                        mm->j);
@@ -390,8 +564,8 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
      * received */
     int64_t es = (int64_t)op->esize;
     int64_t piece = mm->c.start[mm->l + 1] - mm->c.start[mm->l];
-    mm->off_b = mm->mi * kmax * es;
-    mm->off_c = mm->off_b + kmax * mm->nj * es;
+    mm->off_b = op->inplace == 'A' ? 0 : mm->mi * kmax * es;
+    mm->off_c = mm->off_b + (op->inplace == 'B' ? 0 : kmax * mm->nj * es);
     mm->off_r = mm->off_c + mm->mi * mm->nj * es;
     mm->bytes = mm->off_r + (int64_t)(s.pk - 1) * mm->mi * piece * es;
     st = create_plans(mm, la, lb, lc, ws_max);
@@ -403,20 +577,30 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     return CS_OK;
 }
 
+/* Exchanges per chunk: one when an operand is read in place. */
+static int per_chunk(const cs_eng_mm_t *mm)
+{
+    return mm->op.inplace ? 1 : 2;
+}
+
 int cs_eng_mm_nplans(const cs_eng_mm_t *mm)
 {
-    return 2 * mm->nchunk + 1;
+    return per_chunk(mm) * mm->nchunk + 1;
 }
 
 cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which)
 {
-    if (which < 0 || which > 2 * mm->nchunk) {
+    int per = per_chunk(mm);
+    if (which < 0 || which > per * mm->nchunk) {
         return NULL;
     }
-    if (which == 2 * mm->nchunk) {
+    if (which == per * mm->nchunk) {
         return mm->out;
     }
-    chunk_t *ch = &mm->chunk[which / 2];
+    chunk_t *ch = &mm->chunk[which / per];
+    if (mm->op.inplace) {
+        return ch->pa ? ch->pa : ch->pb;
+    }
     return which % 2 ? ch->pb : ch->pa;
 }
 
@@ -442,7 +626,11 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
     }
     kl = mm->op.direct ? mm->op.kl : kl;
     snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d",
-             mm->s.pm, mm->s.pn, mm->s.pk, mm->op.direct ? " direct" : "",
+             mm->s.pm, mm->s.pn, mm->s.pk,
+             mm->op.direct              ? " direct"
+             : mm->op.inplace == 'A' ? " A-in-place"
+             : mm->op.inplace == 'B' ? " B-in-place"
+                                     : "",
              (long long)mm->mi, (long long)mm->nj,
              (long long)kl, mm->nchunk);
 }
@@ -649,12 +837,16 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
     int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
     cs_status_t rc = CS_OK;
     cs_eng_stats_t v;
+    int started = 0; /* C_ij holds a product (else it is summed from 0) */
     double t0 = MPI_Wtime();
     /* chunk by chunk: the slabs in, then their product added to C_ij */
     for (int ci = 0; ci < mm->nchunk; ci++) {
         chunk_t *ch = &mm->chunk[ci];
         double u0 = MPI_Wtime();
         for (int k = 0; k < 2; k++) {
+            if (!(k ? ch->pb : ch->pa)) {
+                continue; /* read in place */
+            }
             memset(&v, 0, sizeof(v));
             cs_status_t r =
                 cs_eng_plan_execute(k ? ch->pb : ch->pa, k ? b : a,
@@ -669,11 +861,16 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
                   &st->sent_copies);
         wait_all(nr, reqs);
         double u1 = MPI_Wtime();
-        if (mm->mi > 0 && mm->nj > 0) {
+        if (mm->mi > 0 && mm->nj > 0 && ch->kl > 0) {
+            /* an operand read in place: its chunk where it lies */
+            int ia = mm->op.inplace == 'A', ib = mm->op.inplace == 'B';
             gemm(gemm_ctx, mm->op.transa, mm->op.transb, mm->mi, mm->nj, ch->kl,
-                 abuf, cs_eng_max64(ch->a.rows, 1), bbuf,
-                 cs_eng_max64(ch->b.rows, 1), ci > 0, cij,
+                 ia ? (const char *)a + ch->ioff * es : abuf,
+                 ia ? mm->ild : cs_eng_max64(ch->a.rows, 1),
+                 ib ? (const char *)b + ch->ioff * es : bbuf,
+                 ib ? mm->ild : cs_eng_max64(ch->b.rows, 1), started, cij,
                  cs_eng_max64(mm->mi, 1));
+            started = 1;
         }
         st->flops += (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj *
                      (double)ch->kl;
@@ -697,6 +894,11 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
         st->flops = (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj *
                     (double)mm->op.kl;
         st->t_mul = MPI_Wtime() - u1;
+    }
+    if (!mm->op.direct && !started) {
+        /* no inner index here (a rank may own none of an in-place
+         * operand's): this rank adds zeros to the sums */
+        memset(cij, 0, (size_t)(mm->mi * mm->nj * es));
     }
     double t2 = MPI_Wtime();
     (void)t0;

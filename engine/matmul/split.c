@@ -80,3 +80,21 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
     }
     return 0;
 }
+
+int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
+                           char inplace, size_t esize, int64_t mem_max,
+                           cs_eng_mm_cost_t *c)
+{
+    double kl = ceil_div(k, nranks), piece = ceil_div(n, nranks);
+    double ext = (double)(inplace == 'A' ? n : m);
+    /* the other operand's slab arrives whole (worst case); C is summed
+     * whole over all processes */
+    c->words_in = kl * ext;
+    c->words_reduce = (double)m * piece * (nranks - 1);
+    c->words_out = (double)m * piece;
+    c->words = c->words_in + c->words_reduce + c->words_out;
+    double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
+    c->elems = (kl * ext < chunk ? kl * ext : chunk) + (double)m * (double)n +
+               c->words_reduce;
+    return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
+}

@@ -49,9 +49,9 @@
  * complement (equal on every rank exactly when max == ~max(~x)), then
  * the shape's record. */
 enum {
-    X_SPLIT = 0,
-    X_SPLIT_NOT = 3,
-    X_PICK = 6,
+    X_SPLIT = 0, /* pm, pn, pk, the operand read in place */
+    X_SPLIT_NOT = 4,
+    X_PICK = 8,
     X_PICK_NOT,
     X_SEEN,
     X_N = X_SEEN + CS_SHIM_GEMM_SEEN_N
@@ -144,16 +144,17 @@ static void prep_free(prep_t *pr)
 }
 
 /* The key of this rank's plan: the arguments every rank passes alike
- * (par), this rank's leading dimensions and place, the split, the
- * settings that cut the plan. */
+ * (par), this rank's leading dimensions and place, the split and the
+ * operand read in place, the settings that cut the plan. */
 static int plan_key(const int *par, int npar, const cs_shim_operand_t *x[3],
-                    int p, int q, int me, cs_eng_mm_split_t s, int64_t ws_max,
-                    int64_t chunk, int key[CS_SHIM_GEMM_KEY])
+                    int p, int q, int me, cs_eng_mm_split_t s, int inplace,
+                    int64_t ws_max, int64_t chunk, int key[CS_SHIM_GEMM_KEY])
 {
     int n = 0;
     memcpy(key, par, (size_t)npar * sizeof(int));
     n += npar;
-    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p, q, me, s.pm, s.pn, s.pk};
+    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p,  q,
+               me,        s.pm,      s.pn,      s.pk, inplace};
     memcpy(key + n, v, sizeof(v));
     n += (int)(sizeof(v) / sizeof(int));
     memcpy(key + n, &ws_max, sizeof(ws_max));
@@ -198,7 +199,8 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
     pr->nkey =
-        plan_key(par, npar, x, p, q, me, s, ws_max, op->chunk_bytes, pr->key);
+        plan_key(par, npar, x, p, q, me, s, op->inplace, ws_max,
+                 op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
     if (pr->mm) {
@@ -326,6 +328,20 @@ static int aligned_k(const cs_shim_call_t *g, char ta, char tb,
     return 1;
 }
 
+/* The operand that can be read where it lies with the other brought to
+ * it (inplace, matmul.h): its inner dimension along the grid dimension
+ * of all processes, the other grid dimension 1.  A first; 0: neither. */
+static char inplace_of(char ta, char tb, int p, int q)
+{
+    if (ta != 'N' ? q == 1 : p == 1) {
+        return 'A';
+    }
+    if (tb == 'N' ? q == 1 : p == 1) {
+        return 'B';
+    }
+    return 0;
+}
+
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                   cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
@@ -431,7 +447,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int64_t left = cap < 0 ? -1 : cap - cs_shim_mem_held();
     cs_eng_mm_split_t s = {1, 1, 1};
     cs_eng_mm_cost_t cost = {0};
-    int64_t sv[3] = {0, 0, 0};
+    int64_t sv[4] = {0, 0, 0, 0};
     cs_eng_mm_op_t op = {.m = g->m,
                          .n = g->n,
                          .k = g->k,
@@ -456,13 +472,28 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         s = (cs_eng_mm_split_t){1, 1, np};
         double mn = (double)g->m * (double)g->n;
         cost.words = mn / np * (np - 1) + mn / np;
-    } else if (cs_eng_mm_split(g->m, g->n, g->k, np, rt->esize,
-                               left < 0 ? -1 : left, &s, &cost) != 0) {
-        cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
+    } else {
+        int fit = cs_eng_mm_split(g->m, g->n, g->k, np, rt->esize,
+                                  left < 0 ? -1 : left, &s, &cost) == 0;
+        char ip = inplace_of(ta, tb, p, q);
+        cs_eng_mm_cost_t ic;
+        if (ip && np > 1 && np <= g->k &&
+            cs_eng_mm_inplace_cost(g->m, g->n, g->k, np, ip, rt->esize,
+                                   left < 0 ? -1 : left, &ic) == 0 &&
+            (!fit || ic.words < cost.words)) {
+            op.inplace = ip;
+            s = (cs_eng_mm_split_t){1, 1, np};
+            cost = ic;
+            fit = 1;
+        }
+        if (!fit) {
+            cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
+        }
     }
     sv[0] = s.pm;
     sv[1] = s.pn;
     sv[2] = s.pk;
+    sv[3] = op.inplace;
     double native_words = pblas_words(g->m, g->n, g->k, p, q);
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;
@@ -477,7 +508,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         prepare(&j, x, p, q, me, &op, s, par, npar, cfg, &pr);
     }
     int64_t mine[X_N], all[X_N];
-    put_pair(mine, X_SPLIT, X_SPLIT_NOT, sv, 3);
+    put_pair(mine, X_SPLIT, X_SPLIT_NOT, sv, 4);
     put_pair(mine, X_PICK, X_PICK_NOT, &pick, 1);
     memcpy(mine + X_SEEN, &seen, sizeof(seen));
     rec->t_wait += cs_shim_job_agree(&j, mine, all, X_N);
@@ -490,7 +521,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     }
     int engine = same && all[X_PICK] == 1 &&
                  same_pair(all, X_PICK, X_PICK_NOT, 1) &&
-                 same_pair(all, X_SPLIT, X_SPLIT_NOT, 3);
+                 same_pair(all, X_SPLIT, X_SPLIT_NOT, 4);
     if (!same) {
         j.all.verdict = j.all.verdict > CS_SHIM_V_INVALID ? j.all.verdict
                                                           : CS_SHIM_V_INVALID;
