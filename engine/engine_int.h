@@ -29,6 +29,8 @@ static inline int64_t cs_eng_max64(int64_t a, int64_t b)
 /* MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) (exchange.c, where GCC's
  * false positive on MPICH's MPI_STATUSES_IGNORE is silenced once). */
 int cs_eng_wait_all(int n, MPI_Request *reqs);
+/* MPI_Testall(n, reqs, done, MPI_STATUSES_IGNORE), alike. */
+int cs_eng_test_all(int n, MPI_Request *reqs, int *done);
 
 /* ------------------------------------------------------------ fatal */
 

@@ -76,6 +76,11 @@ int cs_eng_wait_all(int n, MPI_Request *reqs)
     return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
 
+int cs_eng_test_all(int n, MPI_Request *reqs, int *done)
+{
+    return MPI_Testall(n, reqs, done, MPI_STATUSES_IGNORE);
+}
+
 static int test_some(int n, MPI_Request *reqs, int *out_p, int *idx,
                      MPI_Status *st)
 {

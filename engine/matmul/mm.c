@@ -15,6 +15,7 @@
 
 #include "engine/engine_int.h"
 #include "engine/matmul/matmul.h"
+#include "engine/matmul/matmul_int.h"
 
 /* Tags of the copies and of the reduce-scatter; the exchanges use their
  * own (exchange.c). */
@@ -49,13 +50,14 @@ struct cs_eng_mm {
     int64_t mi, nj; /* this rank's rows and columns of C */
     int nchunk;     /* chunks of the inner dimension */
     chunk_t *chunk;
-    slab_t c;                    /* C_ij's column pieces over the pk slabs */
-    int krows;    /* in place: the inner dimension along its rows */
-    int64_t koff; /* ... starting at this global index */
-    int64_t ild;  /* ... and its leading dimension */
-    cs_eng_plan_t *out;          /* C's pieces into C */
+    slab_t c;           /* C_ij's column pieces over the pk slabs */
+    int krows;          /* in place: the inner dimension along its rows */
+    int64_t koff;       /* ... starting at this global index */
+    int64_t ild;        /* ... and its leading dimension */
+    cs_eng_plan_t *out; /* C's pieces into C */
     int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, received */
     int64_t bytes;
+    cs_eng_mm_pieces_t *pc; /* op.pieces: that multiplication instead */
 };
 
 static int64_t part(int64_t n, int parts, int i)
@@ -218,80 +220,6 @@ static int inplace_krows(const cs_eng_mm_op_t *op)
     return op->inplace == 'A' ? op->transa != 'N' : op->transb == 'N';
 }
 
-/*
- * Inner indices [k0, k1) of the in-place operand lx (inner dimension
- * along its rows when krows, from global index off): this rank's count
- * *kl and the local index of its first one *lfirst; with d, also the
- * whole cut as a distribution over the nranks ranks (proc: the rank,
- * loff: the place in that rank's run, as the slab of the other operand
- * stores it).  Block-cyclic, one coordinate per rank: a rank's indices
- * are one run of its local storage, in global order.
- */
-static cs_status_t inner_cut(const cs_eng_layout_t *lx, int krows, int64_t off,
-                             int64_t k0, int64_t k1, int me, int nranks,
-                             cs_eng_dist_t *d, int64_t *kl, int64_t *lfirst)
-{
-    const cs_eng_dist_t *dim = krows ? &lx->rows : &lx->cols;
-    int64_t nblk = 0;
-    for (int64_t x = off + k0; x < off + k1; nblk++) {
-        x = cs_eng_min64(
-            cs_eng_dist_block_end(dim, cs_eng_dist_block_of(dim, x)), off + k1);
-    }
-    int64_t *count = calloc((size_t)nranks, sizeof(*count));
-    int64_t *splits = d ? malloc((size_t)(nblk + 1) * sizeof(*splits)) : NULL;
-    int64_t *loff = d ? malloc((size_t)(nblk + 1) * sizeof(*loff)) : NULL;
-    int *proc = d ? malloc((size_t)(nblk + 1) * sizeof(*proc)) : NULL;
-    if (!count || (d && (!splits || !loff || !proc))) {
-        free(count);
-        free(splits);
-        free(loff);
-        free(proc);
-        return CS_ERR_NOMEM;
-    }
-    *kl = 0;
-    *lfirst = 0;
-    int64_t k = 0;
-    for (int64_t x = off + k0; x < off + k1; k++) {
-        int64_t b = cs_eng_dist_block_of(dim, x);
-        int64_t e = cs_eng_min64(cs_eng_dist_block_end(dim, b), off + k1);
-        int c = cs_eng_dist_proc(dim, b);
-        int r = krows ? lx->grid[(int64_t)c * lx->npcol] : lx->grid[c];
-        if (r < 0 || r >= nranks) {
-            free(count);
-            free(splits);
-            free(loff);
-            free(proc);
-            return CS_ERR_UNSUPPORTED;
-        }
-        if (r == me) {
-            if (*kl == 0) {
-                *lfirst = cs_eng_dist_loff(dim, b) + x -
-                          cs_eng_dist_block_start(dim, b);
-            }
-            *kl += e - x;
-        }
-        if (d) {
-            splits[k] = x - off - k0;
-            proc[k] = r;
-            loff[k] = count[r];
-        }
-        count[r] += e - x;
-        x = e;
-    }
-    free(count);
-    if (d) {
-        splits[nblk] = k1 - k0;
-        *d = (cs_eng_dist_t){.kind = CS_ENG_DIST_EXPLICIT,
-                             .n = k1 - k0,
-                             .nprocs = nranks,
-                             .nblk = nblk,
-                             .splits = splits,
-                             .proc = proc,
-                             .loff = loff};
-    }
-    return CS_OK;
-}
-
 /* Whether lx can be read in place for op (matmul.h, inplace). */
 static int inplace_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
 {
@@ -382,8 +310,8 @@ static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
  * cuts it (grid: the ranks themselves). */
 static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
                                       const cs_eng_layout_t *la,
-                                      const cs_eng_layout_t *lb,
-                                      int64_t ws_max, int *grid)
+                                      const cs_eng_layout_t *lb, int64_t ws_max,
+                                      int *grid)
 {
     cs_eng_mm_op_t op = mm->op;
     chunk_t *ch = &mm->chunk[c];
@@ -391,15 +319,16 @@ static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
     int64_t k0 = part(op.k, mm->nchunk, c), k1 = part(op.k, mm->nchunk, c + 1);
     int64_t kl, lfirst;
     cs_eng_dist_t kd, whole;
-    cs_status_t st = inner_cut(inplace_layout(&op, la, lb), mm->krows, mm->koff,
-                               k0, k1, mm->me, np, &kd, &kl, &lfirst);
+    cs_status_t st =
+        cs_eng_mm_cut(inplace_layout(&op, la, lb), mm->krows, mm->koff, k0, k1,
+                      mm->me, np, &kd, NULL, &kl, &lfirst);
     if (st != CS_OK) {
         return st;
     }
     int64_t ext = for_a ? op.m : op.n;
     st = dist_split(ext, 1, 1, &whole);
     if (st != CS_OK) {
-        dist_free(&kd);
+        cs_eng_mm_dist_free(&kd);
         return st;
     }
     /* the other operand stored with its inner dimension along its rows:
@@ -422,7 +351,7 @@ static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
     st = plan_copy(for_a ? la : lb, &l, krows ? k1 - k0 : ext,
                    krows ? ext : k1 - k0, i0, j0, 0, 0, &op, 0, mm->me, ws_max,
                    for_a ? &ch->pa : &ch->pb);
-    dist_free(&kd);
+    cs_eng_mm_dist_free(&kd);
     dist_free(&whole);
     return st;
 }
@@ -473,7 +402,7 @@ static int chunks_of(const cs_eng_mm_op_t *op, cs_eng_mm_split_t s)
     double kl = (double)((op->k + s.pk - 1) / s.pk);
     double bytes = (mi + nj) * kl * (double)op->esize;
     double nc = bytes / (double)(op->chunk_bytes > 0 ? op->chunk_bytes
-                                                    : CS_ENG_MM_CHUNK_BYTES);
+                                                     : CS_ENG_MM_CHUNK_BYTES);
     int64_t most = op->k / s.pk;
     int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
     n = n < most ? n : most;
@@ -503,6 +432,16 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     mm->op = *op;
     mm->s = s;
     mm->me = me;
+    if (op->pieces) {
+        cs_status_t st =
+            cs_eng_mm_pieces_create(la, lb, lc, op, me, np, ws_max, &mm->pc);
+        if (st != CS_OK) {
+            free(mm);
+            return st;
+        }
+        *mm_p = mm;
+        return CS_OK;
+    }
     mm->i = me % s.pm;
     mm->j = me / s.pm % s.pn;
     mm->l = me / (s.pm * s.pn);
@@ -518,7 +457,8 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         const cs_eng_layout_t *lx = inplace_layout(op, la, lb);
         int isa = op->inplace == 'A';
         mm->krows = inplace_krows(op);
-        mm->koff = mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
+        mm->koff =
+            mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
         other = mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
         mm->ild = lx->ld;
     }
@@ -529,10 +469,11 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         ch->kl = part(kc, s.pk, mm->l + 1) - part(kc, s.pk, mm->l);
         if (op->inplace) {
             int64_t lfirst = 0;
-            st = inner_cut(inplace_layout(op, la, lb), mm->krows, mm->koff, k0,
-                           k0 + kc, me, np, NULL, &ch->kl, &lfirst);
-            ch->ioff = mm->krows ? lfirst + other * mm->ild
-                                 : other + lfirst * mm->ild;
+            st = cs_eng_mm_cut(inplace_layout(op, la, lb), mm->krows, mm->koff,
+                               k0, k0 + kc, me, np, NULL, NULL, &ch->kl,
+                               &lfirst);
+            ch->ioff =
+                mm->krows ? lfirst + other * mm->ild : other + lfirst * mm->ild;
         }
         kmax = ch->kl > kmax ? ch->kl : kmax;
         st = slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl, s.pn,
@@ -585,12 +526,18 @@ static int per_chunk(const cs_eng_mm_t *mm)
 
 int cs_eng_mm_nplans(const cs_eng_mm_t *mm)
 {
+    if (mm->pc) {
+        return 1;
+    }
     return per_chunk(mm) * mm->nchunk + 1;
 }
 
 cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which)
 {
     int per = per_chunk(mm);
+    if (mm->pc) {
+        return which == 0 ? cs_eng_mm_pieces_out(mm->pc) : NULL;
+    }
     if (which < 0 || which > per * mm->nchunk) {
         return NULL;
     }
@@ -606,11 +553,17 @@ cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which)
 
 int64_t cs_eng_mm_buffer_bytes(const cs_eng_mm_t *mm)
 {
+    if (mm->pc) {
+        return cs_eng_mm_pieces_buffer_bytes(mm->pc);
+    }
     return mm->bytes;
 }
 
 int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm)
 {
+    if (mm->pc) {
+        return (int64_t)sizeof(*mm) + cs_eng_mm_pieces_heap_bytes(mm->pc);
+    }
     int64_t b = (int64_t)sizeof(*mm) + mm->nchunk * (int64_t)sizeof(*mm->chunk);
     for (int k = 0; k < cs_eng_mm_nplans(mm); k++) {
         b += cs_eng_plan_heap_bytes(cs_eng_mm_plan((cs_eng_mm_t *)mm, k));
@@ -620,6 +573,10 @@ int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm)
 
 void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
 {
+    if (mm->pc) {
+        cs_eng_mm_pieces_describe(mm->pc, buf, len);
+        return;
+    }
     int64_t kl = 0;
     for (int c = 0; c < mm->nchunk; c++) {
         kl += mm->chunk[c].kl;
@@ -627,12 +584,11 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
     kl = mm->op.direct ? mm->op.kl : kl;
     snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d",
              mm->s.pm, mm->s.pn, mm->s.pk,
-             mm->op.direct              ? " direct"
+             mm->op.direct           ? " direct"
              : mm->op.inplace == 'A' ? " A-in-place"
              : mm->op.inplace == 'B' ? " B-in-place"
                                      : "",
-             (long long)mm->mi, (long long)mm->nj,
-             (long long)kl, mm->nchunk);
+             (long long)mm->mi, (long long)mm->nj, (long long)kl, mm->nchunk);
 }
 
 static void slab_free(slab_t *sl)
@@ -646,6 +602,7 @@ void cs_eng_mm_destroy(cs_eng_mm_t *mm)
     if (!mm) {
         return;
     }
+    cs_eng_mm_pieces_destroy(mm->pc);
     for (int c = 0; mm->chunk && c < mm->nchunk; c++) {
         cs_eng_plan_destroy(mm->chunk[c].pa);
         cs_eng_plan_destroy(mm->chunk[c].pb);
@@ -809,6 +766,10 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
                               cs_eng_gemm_fn gemm, void *gemm_ctx,
                               cs_eng_mm_stats_t *st)
 {
+    if (mm->pc) {
+        return cs_eng_mm_pieces_execute(mm->pc, a, b, c, buf, comm, opts, gemm,
+                                        gemm_ctx, st);
+    }
     memset(st, 0, sizeof(*st));
     int64_t es = (int64_t)mm->op.esize;
     char *abuf = buf, *bbuf = (char *)buf + mm->off_b;

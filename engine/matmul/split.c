@@ -98,3 +98,19 @@ int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
                c->words_reduce;
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
 }
+
+int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
+                          size_t esize, int64_t mem_max, cs_eng_mm_cost_t *c)
+{
+    double kl = ceil_div(k, nranks), piece = ceil_div(n, nranks);
+    /* the remote part of both slabs, as in cost_of; the same sums */
+    c->words_in = kl * (double)(m + n) * (nranks - 1) / nranks;
+    c->words_reduce = (double)m * piece * (nranks - 1);
+    c->words_out = (double)m * piece;
+    c->words = c->words_in + c->words_reduce + c->words_out;
+    double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
+    double slabs = kl * (double)(m + n);
+    c->elems = (slabs < chunk ? slabs : chunk) + (double)m * (double)n +
+               c->words_reduce;
+    return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
+}

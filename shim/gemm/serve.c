@@ -199,8 +199,8 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
     pr->nkey =
-        plan_key(par, npar, x, p, q, me, s, op->inplace, ws_max,
-                 op->chunk_bytes, pr->key);
+        plan_key(par, npar, x, p, q, me, s, op->inplace | op->pieces << 8,
+                 ws_max, op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
     if (pr->mm) {
@@ -340,6 +340,14 @@ static char inplace_of(char ta, char tb, int p, int q)
         return 'B';
     }
     return 0;
+}
+
+/* Whether both operands hold their inner dimension whole on every
+ * process and their other dimension along the grid's one dimension
+ * (pieces, matmul.h): A^T B on 1 x P, A B^T on P x 1. */
+static int pieces_fit(char ta, char tb, int p, int q)
+{
+    return p == 1 ? ta != 'N' && tb == 'N' : q == 1 && ta == 'N' && tb != 'N';
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -486,6 +494,16 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
             cost = ic;
             fit = 1;
         }
+        if (pieces_fit(ta, tb, p, q) && np > 1 && np <= g->k &&
+            cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, rt->esize,
+                                  left < 0 ? -1 : left, &ic) == 0 &&
+            (!fit || ic.words <= cost.words)) {
+            op.inplace = 0;
+            op.pieces = 1;
+            s = (cs_eng_mm_split_t){1, 1, np};
+            cost = ic;
+            fit = 1;
+        }
         if (!fit) {
             cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
         }
@@ -493,7 +511,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     sv[0] = s.pm;
     sv[1] = s.pn;
     sv[2] = s.pk;
-    sv[3] = op.inplace;
+    sv[3] = op.inplace | op.pieces << 8;
     double native_words = pblas_words(g->m, g->n, g->k, p, q);
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;

@@ -1,0 +1,61 @@
+/*
+ * engine/matmul/matmul_int.h - what the files of engine/matmul share:
+ * cutting one dimension of an operand as its layout cuts it (cut.c) and
+ * the multiplication whose slabs are made of the owners' pieces (pieces.c).
+ */
+#ifndef CS_ENGINE_MATMUL_MATMUL_INT_H
+#define CS_ENGINE_MATMUL_MATMUL_INT_H
+
+#include "engine/matmul/matmul.h"
+
+/*
+ * Indices [k0, k1) of one dimension of lx (its rows when along_rows, else
+ * its columns), counted from global index off, as lx distributes them:
+ * block-cyclic over one grid dimension whose other dimension is 1, so
+ * that a rank's indices are one run of its local storage, in global
+ * order.  Gives this rank's count *mine and the local index of its first
+ * one *lfirst; with count (nranks entries), every rank's count; with d,
+ * the cut as a distribution over the nranks ranks (proc: the rank, loff:
+ * the place in that rank's run).  d is freed by cs_eng_mm_dist_free().
+ * Global but for *mine and *lfirst.
+ */
+cs_status_t cs_eng_mm_cut(const cs_eng_layout_t *lx, int along_rows,
+                          int64_t off, int64_t k0, int64_t k1, int me,
+                          int nranks, cs_eng_dist_t *d, int64_t *count,
+                          int64_t *mine, int64_t *lfirst);
+
+void cs_eng_mm_dist_free(cs_eng_dist_t *d);
+
+/* ------------------------------------------------------------ pieces */
+
+typedef struct cs_eng_mm_pieces cs_eng_mm_pieces_t;
+
+/* Whether op->pieces (matmul.h) fits the layouts. */
+int cs_eng_mm_pieces_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
+                          const cs_eng_layout_t *lb);
+
+cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
+                                    const cs_eng_layout_t *lb,
+                                    const cs_eng_layout_t *lc,
+                                    const cs_eng_mm_op_t *op, int me,
+                                    int nranks, int64_t ws_max,
+                                    cs_eng_mm_pieces_t **g_p);
+
+/* The exchange of C out. */
+cs_eng_plan_t *cs_eng_mm_pieces_out(cs_eng_mm_pieces_t *g);
+
+int64_t cs_eng_mm_pieces_buffer_bytes(const cs_eng_mm_pieces_t *g);
+int64_t cs_eng_mm_pieces_heap_bytes(const cs_eng_mm_pieces_t *g);
+void cs_eng_mm_pieces_describe(const cs_eng_mm_pieces_t *g, char *buf,
+                               size_t len);
+
+cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
+                                     const void *b, void *c, void *buf,
+                                     MPI_Comm comm,
+                                     const cs_eng_exec_opts_t *opts,
+                                     cs_eng_gemm_fn gemm, void *gemm_ctx,
+                                     cs_eng_mm_stats_t *st);
+
+void cs_eng_mm_pieces_destroy(cs_eng_mm_pieces_t *g);
+
+#endif /* CS_ENGINE_MATMUL_MATMUL_INT_H */

@@ -1,0 +1,586 @@
+/*
+ * engine/matmul/pieces.c - the multiplication whose slabs are assembled
+ * from the pieces their owners hold, sent as they lie (matmul.h, pieces).
+ *
+ * RATIONALE: when both operands hold their inner dimension whole on every
+ * process and their other dimension spread over all P along the grid's one
+ * dimension (A^T B on 1 x P, A B^T on P x 1: RPA's tall-skinny products
+ * with k huge), the split 1 x 1 x P is the right one (the local product
+ * keeps the whole m x n, the floor's shape), and process q's slab of the
+ * inner range K_q is made of one piece per owner w: its rows K_q of the
+ * columns (rows) w holds.  Such a piece is one strided block of w's local
+ * array: it travels as one message with a vector datatype, straight from
+ * the application's array into its place in the slab, with no packing,
+ * no unpacking and no exchange plan; only the own piece is copied.  The
+ * slab's columns (rows) are in owner order (rank 0's first), and so are
+ * C's partial rows and columns; the exchange that writes C maps them
+ * back.  The inner range is cut into chunks: the pieces of chunk c + 1
+ * are in flight while chunk c is multiplied (in steps, testing the
+ * messages between them: MPI moves large messages only when called).
+ * Then the partial products are summed by a reduce-scatter over column
+ * pieces of C (as in mm.c) and written into C with alpha and beta.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "engine/matmul/matmul_int.h"
+
+enum { CS_MM_TAG_PIECE = 27923, CS_MM_TAG_PSUM = 27924 };
+
+/* Steps one chunk's local product is cut into along the inner dimension,
+ * testing the messages in flight between them. */
+#define CS_MM_PIECE_STEPS 4
+
+/* One operand: its inner dimension along its rows (krows) from global
+ * index koff; its other dimension from global index doff, this rank's
+ * run of it from local index lo; leading dimension ld; each rank's count
+ * of the other dimension (cnt) and its place in owner order (st); ext
+ * the other dimension's extent. */
+typedef struct {
+    int krows;
+    int64_t koff, doff, lo, ld, ext;
+    int64_t *cnt, *st;
+} side_t;
+
+struct cs_eng_mm_pieces {
+    cs_eng_mm_op_t op;
+    int me, np;
+    side_t s[2]; /* A, B */
+    int nchunk;
+    int64_t kcmax;
+    int64_t p0, p1;         /* this rank's columns of C (owner order) */
+    int64_t pmax;           /* most columns of one rank */
+    int64_t off_slab[2][2]; /* [parity][A or B], elements */
+    int64_t off_c, off_r, elems;
+    cs_eng_plan_t *out;
+};
+
+static int64_t part(int64_t n, int parts, int i)
+{
+    return n * i / parts;
+}
+
+static int krows_of(const cs_eng_mm_op_t *op, int b)
+{
+    return b ? op->transb == 'N' : op->transa != 'N';
+}
+
+/* An operand fits: column-major, its inner dimension whole on every
+ * process, its other one block-cyclic along the grid's one dimension. */
+static int side_fits(const cs_eng_mm_op_t *op, int b, const cs_eng_layout_t *l)
+{
+    int krows = krows_of(op, b);
+    const cs_eng_dist_t *kd = krows ? &l->rows : &l->cols;
+    const cs_eng_dist_t *od = krows ? &l->cols : &l->rows;
+    return l->order == CS_ENG_COLMAJOR && kd->nprocs == 1 &&
+           (krows ? l->nprow : l->npcol) == 1 && od->kind == CS_ENG_DIST_CYCLIC;
+}
+
+int cs_eng_mm_pieces_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
+                          const cs_eng_layout_t *lb)
+{
+    return op->pieces && !op->direct && !op->inplace && side_fits(op, 0, la) &&
+           side_fits(op, 1, lb);
+}
+
+static cs_status_t side_init(side_t *s, const cs_eng_mm_op_t *op, int b,
+                             const cs_eng_layout_t *l, int me, int np)
+{
+    s->krows = krows_of(op, b);
+    s->ld = l->ld;
+    int64_t r0 = b ? op->ib : op->ia, c0 = b ? op->jb : op->ja;
+    s->koff = s->krows ? r0 : c0;
+    s->doff = s->krows ? c0 : r0;
+    s->ext = b ? op->n : op->m;
+    s->cnt = calloc((size_t)np, sizeof(*s->cnt));
+    s->st = calloc((size_t)np + 1, sizeof(*s->st));
+    if (!s->cnt || !s->st) {
+        return CS_ERR_NOMEM;
+    }
+    int64_t mine;
+    cs_status_t st = cs_eng_mm_cut(l, !s->krows, s->doff, 0, s->ext, me, np,
+                                   NULL, s->cnt, &mine, &s->lo);
+    for (int r = 0; st == CS_OK && r < np; r++) {
+        s->st[r + 1] = s->st[r] + s->cnt[r];
+    }
+    return st;
+}
+
+/* C's piece as a layout: rows all here in owner order, columns in owner
+ * order cut into the ranks' pieces; written into C by one exchange. */
+static cs_status_t out_plan(cs_eng_mm_pieces_t *g, const cs_eng_layout_t *la,
+                            const cs_eng_layout_t *lb,
+                            const cs_eng_layout_t *lc, int64_t ws_max)
+{
+    const cs_eng_mm_op_t *op = &g->op;
+    int64_t mine, first;
+    cs_eng_dist_t dr, dc;
+    cs_status_t st = cs_eng_mm_cut(la, !g->s[0].krows, g->s[0].doff, 0, op->m,
+                                   g->me, g->np, &dr, NULL, &mine, &first);
+    if (st != CS_OK) {
+        return st;
+    }
+    st = cs_eng_mm_cut(lb, !g->s[1].krows, g->s[1].doff, 0, op->n, g->me, g->np,
+                       &dc, NULL, &mine, &first);
+    if (st != CS_OK) {
+        cs_eng_mm_dist_free(&dr);
+        return st;
+    }
+    int *pr = (int *)dr.proc;
+    int64_t *lr = (int64_t *)dr.loff;
+    for (int64_t b = 0; b < dr.nblk; b++) {
+        lr[b] += g->s[0].st[pr[b]];
+        pr[b] = 0;
+    }
+    dr.nprocs = 1;
+    /* the columns: each block at its owner-order place, cut where the
+     * ranks' pieces end (at most np - 1 more blocks) */
+    int64_t nb = dc.nblk + g->np;
+    int64_t *splits = malloc((size_t)(nb + 1) * sizeof(*splits));
+    int64_t *loff = malloc((size_t)nb * sizeof(*loff));
+    int *proc = malloc((size_t)nb * sizeof(*proc));
+    int *grid = malloc((size_t)g->np * sizeof(*grid));
+    if (!splits || !loff || !proc || !grid) {
+        st = CS_ERR_NOMEM;
+    }
+    int64_t k = 0;
+    for (int64_t b = 0; st == CS_OK && b < dc.nblk; b++) {
+        int64_t x0 = dc.splits[b], x1 = dc.splits[b + 1];
+        int64_t pos = g->s[1].st[dc.proc[b]] + dc.loff[b];
+        while (x0 < x1) {
+            /* the piece holding place pos */
+            int w = (int)((pos * g->np + g->np - 1) / cs_eng_max64(op->n, 1));
+            while (w > 0 && part(op->n, g->np, w) > pos) {
+                w--;
+            }
+            while (part(op->n, g->np, w + 1) <= pos) {
+                w++;
+            }
+            int64_t len =
+                cs_eng_min64(x1 - x0, part(op->n, g->np, w + 1) - pos);
+            if (k == nb) {
+                st = CS_ERR_NOMEM; /* cannot happen: at most np cuts */
+                break;
+            }
+            splits[k] = x0;
+            proc[k] = w;
+            loff[k] = pos - part(op->n, g->np, w);
+            k++;
+            x0 += len;
+            pos += len;
+        }
+    }
+    if (st == CS_OK) {
+        splits[k] = op->n;
+        for (int r = 0; r < g->np; r++) {
+            grid[r] = r;
+        }
+        cs_eng_dist_t cols = {.kind = CS_ENG_DIST_EXPLICIT,
+                              .n = op->n,
+                              .nprocs = g->np,
+                              .nblk = k,
+                              .splits = splits,
+                              .proc = proc,
+                              .loff = loff};
+        cs_eng_layout_t l = {.rows = dr,
+                             .cols = cols,
+                             .nprow = 1,
+                             .npcol = g->np,
+                             .grid = grid,
+                             .ld = cs_eng_max64(op->m, 1),
+                             .order = CS_ENG_COLMAJOR};
+        cs_eng_op_t o = {.m = op->m,
+                         .n = op->n,
+                         .ib = op->ic,
+                         .jb = op->jc,
+                         .esize = op->esize,
+                         .type = op->type,
+                         .axpby = 1};
+        memcpy(o.alpha, op->alpha, sizeof(o.alpha));
+        memcpy(o.beta, op->beta, sizeof(o.beta));
+        st = cs_eng_plan_create_bounded(&l, lc, &o, g->me, ws_max, &g->out);
+    }
+    free(splits);
+    free(loff);
+    free(proc);
+    free(grid);
+    cs_eng_mm_dist_free(&dr);
+    cs_eng_mm_dist_free(&dc);
+    return st;
+}
+
+/* Inner range [k0, k1) of rank w's chunk c. */
+static void chunk_range(const cs_eng_mm_pieces_t *g, int w, int c, int64_t *k0,
+                        int64_t *k1)
+{
+    int64_t w0 = part(g->op.k, g->np, w), w1 = part(g->op.k, g->np, w + 1);
+    *k0 = w0 + part(w1 - w0, g->nchunk, c);
+    *k1 = w0 + part(w1 - w0, g->nchunk, c + 1);
+}
+
+cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
+                                    const cs_eng_layout_t *lb,
+                                    const cs_eng_layout_t *lc,
+                                    const cs_eng_mm_op_t *op, int me,
+                                    int nranks, int64_t ws_max,
+                                    cs_eng_mm_pieces_t **g_p)
+{
+    *g_p = NULL;
+    if (!cs_eng_mm_pieces_fits(op, la, lb) || op->k < nranks) {
+        return CS_ERR_UNSUPPORTED;
+    }
+    cs_eng_mm_pieces_t *g = calloc(1, sizeof(*g));
+    if (!g) {
+        return CS_ERR_NOMEM;
+    }
+    g->op = *op;
+    g->me = me;
+    g->np = nranks;
+    cs_status_t st = side_init(&g->s[0], op, 0, la, me, nranks);
+    if (st == CS_OK) {
+        st = side_init(&g->s[1], op, 1, lb, me, nranks);
+    }
+    /* chunks: one parity's slabs (of the largest range) within
+     * chunk_bytes / 2, element counts within int (MPI counts: the
+     * slabs and the reduce's column pieces of C) */
+    int64_t cb = op->chunk_bytes > 0 ? op->chunk_bytes : CS_ENG_MM_CHUNK_BYTES;
+    int64_t kw = (op->k + nranks - 1) / nranks;
+    double slabs = (double)(op->m + op->n) * (double)kw;
+    double nc = slabs * (double)op->esize / (double)(cb / 2 > 0 ? cb / 2 : 1);
+    double ni = slabs / (double)(INT32_MAX / 2);
+    nc = nc > ni ? nc : ni;
+    int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
+    n = n < op->k / nranks ? n : op->k / nranks;
+    g->nchunk = (int)(n < 1 ? 1 : n > 65536 ? 65536 : n);
+    g->kcmax = (kw + g->nchunk - 1) / g->nchunk;
+    if (g->s[0].ld > INT32_MAX || g->s[1].ld > INT32_MAX ||
+        (double)g->kcmax * (double)(op->m + op->n) > (double)INT32_MAX ||
+        (double)op->m * (double)((op->n + nranks - 1) / nranks) >
+            (double)INT32_MAX) {
+        st = st == CS_OK ? CS_ERR_UNSUPPORTED : st;
+    }
+    g->p0 = part(op->n, nranks, me);
+    g->p1 = part(op->n, nranks, me + 1);
+    g->pmax = (op->n + nranks - 1) / nranks;
+    int64_t at = 0;
+    for (int par = 0; par < 2; par++) {
+        g->off_slab[par][0] = at;
+        at += g->kcmax * op->m;
+        g->off_slab[par][1] = at;
+        at += g->kcmax * op->n;
+    }
+    g->off_c = at;
+    at += op->m * op->n;
+    g->off_r = at;
+    g->elems = at + (int64_t)(nranks - 1) * op->m * g->pmax;
+    if (st == CS_OK) {
+        st = out_plan(g, la, lb, lc, ws_max);
+    }
+    if (st != CS_OK) {
+        cs_eng_mm_pieces_destroy(g);
+        return st;
+    }
+    *g_p = g;
+    return CS_OK;
+}
+
+cs_eng_plan_t *cs_eng_mm_pieces_out(cs_eng_mm_pieces_t *g)
+{
+    return g->out;
+}
+
+int64_t cs_eng_mm_pieces_buffer_bytes(const cs_eng_mm_pieces_t *g)
+{
+    return g->elems * (int64_t)g->op.esize;
+}
+
+int64_t cs_eng_mm_pieces_heap_bytes(const cs_eng_mm_pieces_t *g)
+{
+    return (int64_t)sizeof(*g) + (4 * (int64_t)g->np + 2) * 8 +
+           cs_eng_plan_heap_bytes(g->out);
+}
+
+void cs_eng_mm_pieces_describe(const cs_eng_mm_pieces_t *g, char *buf,
+                               size_t len)
+{
+    snprintf(buf, len, "split:1x1x%d pieces brick:%lldx%lldx%lld chunks:%d",
+             g->np, (long long)g->op.m, (long long)g->op.n,
+             (long long)(part(g->op.k, g->np, g->me + 1) -
+                         part(g->op.k, g->np, g->me)),
+             g->nchunk);
+}
+
+void cs_eng_mm_pieces_destroy(cs_eng_mm_pieces_t *g)
+{
+    if (!g) {
+        return;
+    }
+    cs_eng_plan_destroy(g->out);
+    for (int b = 0; b < 2; b++) {
+        free(g->s[b].cnt);
+        free(g->s[b].st);
+    }
+    free(g);
+}
+
+/* ------------------------------------------------------------ execute */
+
+typedef struct {
+    cs_eng_mm_pieces_t *g;
+    const char *x[2]; /* A's and B's local arrays */
+    char *buf;
+    MPI_Request *rq[2];
+    int nr[2];
+    MPI_Comm comm;
+    MPI_Datatype el;
+    cs_eng_mm_stats_t *st;
+} run_t;
+
+/* Element offset in an operand's local array of inner index k0 of its
+ * own run of the other dimension. */
+static int64_t side_off(const side_t *s, int64_t k0)
+{
+    return s->krows ? (s->koff + k0) + s->lo * s->ld
+                    : s->lo + (s->koff + k0) * s->ld;
+}
+
+/* A kc x cnt block (krows) or cnt x kc block, leading dimension ld, as
+ * one datatype. */
+static MPI_Datatype block_type(const run_t *r, int krows, int64_t kc,
+                               int64_t cnt, int64_t ld)
+{
+    MPI_Datatype t;
+    int rc = krows ? MPI_Type_vector((int)cnt, (int)kc, (int)ld, r->el, &t)
+                   : MPI_Type_vector((int)kc, (int)cnt, (int)ld, r->el, &t);
+    if (rc != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS) {
+        cs_eng_fatal("matmul: MPI datatype of a piece failed");
+    }
+    return t;
+}
+
+/* Post chunk c's pieces of A and B: this rank's to every other rank (its
+ * rows of their ranges), theirs into this rank's slabs. */
+static void post(run_t *r, int c)
+{
+    cs_eng_mm_pieces_t *g = r->g;
+    int par = c % 2, me = g->me;
+    int64_t es = (int64_t)g->op.esize, k0, k1;
+    chunk_range(g, me, c, &k0, &k1);
+    int64_t kc = k1 - k0;
+    r->nr[par] = 0;
+    for (int b = 0; b < 2; b++) {
+        const side_t *s = &g->s[b];
+        char *slab = r->buf + g->off_slab[par][b] * es;
+        for (int w = 0; w < g->np; w++) {
+            if (w == me) {
+                continue;
+            }
+            if (s->cnt[w] > 0 && kc > 0) {
+                /* w's piece: kc x cnt[w] at column st[w] of the kc x ext
+                 * slab, or cnt[w] x kc at row st[w] of ext x kc */
+                MPI_Datatype t = block_type(r, 1, s->krows ? kc : s->cnt[w],
+                                            s->krows ? s->cnt[w] : kc,
+                                            s->krows ? kc : s->ext);
+                char *at = slab + (s->krows ? s->st[w] * kc : s->st[w]) * es;
+                if (MPI_Irecv(at, 1, t, w, CS_MM_TAG_PIECE, r->comm,
+                              &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
+                    cs_eng_fatal("matmul: MPI Irecv failed");
+                }
+                MPI_Type_free(&t);
+                r->st->bytes_copies += s->cnt[w] * kc * es;
+            }
+            int64_t w0, w1;
+            chunk_range(g, w, c, &w0, &w1);
+            if (s->cnt[me] > 0 && w1 > w0) {
+                MPI_Datatype t =
+                    block_type(r, s->krows, w1 - w0, s->cnt[me], s->ld);
+                if (MPI_Isend(r->x[b] + side_off(s, w0) * es, 1, t, w,
+                              CS_MM_TAG_PIECE, r->comm,
+                              &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
+                    cs_eng_fatal("matmul: MPI Isend failed");
+                }
+                MPI_Type_free(&t);
+                r->st->sent_copies += s->cnt[me] * (w1 - w0) * es;
+            }
+        }
+    }
+}
+
+/* This rank's own pieces of chunk c into its slabs. */
+static void copy_own(run_t *r, int c)
+{
+    cs_eng_mm_pieces_t *g = r->g;
+    int64_t es = (int64_t)g->op.esize, k0, k1;
+    chunk_range(g, g->me, c, &k0, &k1);
+    int64_t kc = k1 - k0;
+    for (int b = 0; b < 2; b++) {
+        const side_t *s = &g->s[b];
+        int64_t cnt = s->cnt[g->me];
+        const char *src = r->x[b] + side_off(s, k0) * es;
+        char *slab = r->buf + g->off_slab[c % 2][b] * es;
+        if (s->krows) {
+            /* cnt columns of kc */
+            for (int64_t j = 0; j < cnt; j++) {
+                memcpy(slab + (s->st[g->me] + j) * kc * es,
+                       src + j * s->ld * es, (size_t)(kc * es));
+            }
+        } else {
+            for (int64_t j = 0; j < kc; j++) {
+                memcpy(slab + (j * s->ext + s->st[g->me]) * es,
+                       src + j * s->ld * es, (size_t)(cnt * es));
+            }
+        }
+    }
+}
+
+/* Let the messages in flight move. */
+static void progress(run_t *r)
+{
+    for (int p = 0; p < 2; p++) {
+        int done;
+        if (r->nr[p] > 0 &&
+            cs_eng_test_all(r->nr[p], r->rq[p], &done) != MPI_SUCCESS) {
+            cs_eng_fatal("matmul: MPI_Testall failed");
+        }
+    }
+}
+
+static void wait_chunk(run_t *r, int c)
+{
+    int par = c % 2;
+    if (r->nr[par] > 0 &&
+        cs_eng_wait_all(r->nr[par], r->rq[par]) != MPI_SUCCESS) {
+        cs_eng_fatal("matmul: MPI_Waitall failed");
+    }
+    r->nr[par] = 0;
+}
+
+/* dst[k] += src[k] over n reals of the element type. */
+static void add_into(void *dst, const void *src, int64_t n, int single)
+{
+    if (single) {
+        float *d = dst;
+        const float *s = src;
+        for (int64_t k = 0; k < n; k++) {
+            d[k] += s[k];
+        }
+    } else {
+        double *d = dst;
+        const double *s = src;
+        for (int64_t k = 0; k < n; k++) {
+            d[k] += s[k];
+        }
+    }
+}
+
+/* The reduce-scatter: rank w's columns [part(n, P, w), ...) of the
+ * partial C summed on w, this rank's own first, then the others' in
+ * rank order. */
+static void reduce(run_t *r)
+{
+    cs_eng_mm_pieces_t *g = r->g;
+    int64_t es = (int64_t)g->op.esize, m = g->op.m;
+    char *cp = r->buf + g->off_c * es, *rp = r->buf + g->off_r * es;
+    int64_t mine = (g->p1 - g->p0) * m;
+    int nr = 0;
+    for (int w = 0, slot = 0; w < g->np; w++) {
+        if (w == g->me) {
+            continue;
+        }
+        int64_t w0 = part(g->op.n, g->np, w), w1 = part(g->op.n, g->np, w + 1);
+        if (mine > 0 && MPI_Irecv(rp + (int64_t)slot * mine * es, (int)mine,
+                                  r->el, w, CS_MM_TAG_PSUM, r->comm,
+                                  &r->rq[0][nr++]) != MPI_SUCCESS) {
+            cs_eng_fatal("matmul: MPI Irecv failed");
+        }
+        slot++;
+        if (w1 > w0 && MPI_Isend(cp + w0 * m * es, (int)((w1 - w0) * m), r->el,
+                                 w, CS_MM_TAG_PSUM, r->comm,
+                                 &r->rq[0][nr++]) != MPI_SUCCESS) {
+            cs_eng_fatal("matmul: MPI Isend failed");
+        }
+        r->st->bytes_reduce += mine * es;
+        r->st->sent_reduce += (w1 - w0) * m * es;
+    }
+    if (nr > 0 && cs_eng_wait_all(nr, r->rq[0]) != MPI_SUCCESS) {
+        cs_eng_fatal("matmul: MPI_Waitall failed");
+    }
+    int cplx = g->op.type == CS_ENG_T_C || g->op.type == CS_ENG_T_Z;
+    int single = g->op.type == CS_ENG_T_S || g->op.type == CS_ENG_T_C;
+    for (int slot = 0; slot < g->np - 1; slot++) {
+        add_into(cp + g->p0 * m * es, rp + (int64_t)slot * mine * es,
+                 mine * (cplx ? 2 : 1), single);
+    }
+}
+
+cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
+                                     const void *b, void *c, void *buf,
+                                     MPI_Comm comm,
+                                     const cs_eng_exec_opts_t *opts,
+                                     cs_eng_gemm_fn gemm, void *gemm_ctx,
+                                     cs_eng_mm_stats_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    const cs_eng_mm_op_t *op = &g->op;
+    int64_t es = (int64_t)op->esize, m = op->m, n = op->n;
+    run_t r = {.g = g, .x = {a, b}, .buf = buf, .comm = comm, .st = st};
+    size_t nreq = 4 * (size_t)g->np;
+    r.rq[0] = malloc(2 * nreq * sizeof(MPI_Request));
+    if (!r.rq[0]) {
+        /* the ranks are already committed: there is no way back */
+        cs_eng_fatal("matmul: out of memory for %zu requests", 2 * nreq);
+    }
+    r.rq[1] = r.rq[0] + nreq;
+    if (MPI_Type_contiguous((int)es, MPI_BYTE, &r.el) != MPI_SUCCESS ||
+        MPI_Type_commit(&r.el) != MPI_SUCCESS) {
+        cs_eng_fatal("matmul: MPI datatype of an element failed");
+    }
+    char *cp = (char *)buf + g->off_c * es;
+    int cplx = op->type == CS_ENG_T_C || op->type == CS_ENG_T_Z;
+    double t0 = MPI_Wtime();
+    post(&r, 0);
+    for (int ch = 0; ch < g->nchunk; ch++) {
+        if (ch + 1 < g->nchunk) {
+            post(&r, ch + 1);
+        }
+        double u0 = MPI_Wtime();
+        copy_own(&r, ch);
+        wait_chunk(&r, ch);
+        double u1 = MPI_Wtime();
+        st->t_in += u1 - u0;
+        int64_t k0, k1;
+        chunk_range(g, g->me, ch, &k0, &k1);
+        int64_t kc = k1 - k0;
+        const char *sa = (char *)buf + g->off_slab[ch % 2][0] * es;
+        const char *sb = (char *)buf + g->off_slab[ch % 2][1] * es;
+        int ka = g->s[0].krows, kb = g->s[1].krows;
+        for (int s = 0; s < CS_MM_PIECE_STEPS && m > 0 && n > 0; s++) {
+            int64_t s0 = part(kc, CS_MM_PIECE_STEPS, s);
+            int64_t s1 = part(kc, CS_MM_PIECE_STEPS, s + 1);
+            if (s1 == s0) {
+                continue;
+            }
+            double v0 = MPI_Wtime();
+            gemm(gemm_ctx, op->transa, op->transb, m, n, s1 - s0,
+                 sa + (ka ? s0 : s0 * m) * es, ka ? kc : m,
+                 sb + (kb ? s0 : s0 * n) * es, kb ? kc : n, ch > 0 || s0 > 0,
+                 cp, m);
+            st->t_mul += MPI_Wtime() - v0;
+            progress(&r);
+        }
+        st->flops += (cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)kc;
+    }
+    double t2 = MPI_Wtime();
+    (void)t0;
+    reduce(&r);
+    double t3 = MPI_Wtime();
+    MPI_Type_free(&r.el);
+    free(r.rq[0]);
+    cs_status_t rc = cs_eng_plan_execute(g->out, cp + g->p0 * m * es, c, comm,
+                                         opts, &st->xfer);
+    st->t_reduce = t3 - t2;
+    st->t_out = MPI_Wtime() - t3;
+    return rc;
+}
