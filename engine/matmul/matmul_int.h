@@ -30,10 +30,6 @@ void cs_eng_mm_dist_free(cs_eng_dist_t *d);
 
 typedef struct cs_eng_mm_pieces cs_eng_mm_pieces_t;
 
-/* Whether op->pieces (matmul.h) fits the layouts. */
-int cs_eng_mm_pieces_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
-                          const cs_eng_layout_t *lb);
-
 cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
                                     const cs_eng_layout_t *lb,
                                     const cs_eng_layout_t *lc,

@@ -78,8 +78,9 @@ static int side_fits(const cs_eng_mm_op_t *op, int b, const cs_eng_layout_t *l)
            (krows ? l->nprow : l->npcol) == 1 && od->kind == CS_ENG_DIST_CYCLIC;
 }
 
-int cs_eng_mm_pieces_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
-                          const cs_eng_layout_t *lb)
+/* Whether op->pieces (matmul.h) fits the layouts. */
+static int pieces_fit(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
+                      const cs_eng_layout_t *lb)
 {
     return op->pieces && !op->direct && !op->inplace && side_fits(op, 0, la) &&
            side_fits(op, 1, lb);
@@ -228,7 +229,7 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
                                     cs_eng_mm_pieces_t **g_p)
 {
     *g_p = NULL;
-    if (!cs_eng_mm_pieces_fits(op, la, lb) || op->k < nranks) {
+    if (!pieces_fit(op, la, lb) || op->k < nranks) {
         return CS_ERR_UNSUPPORTED;
     }
     cs_eng_mm_pieces_t *g = calloc(1, sizeof(*g));
