@@ -11,13 +11,19 @@
 #           every call goes to ScaLAPACK, timed inside the routines, the
 #           arrival wait apart (an MPI_Barrier before the real routine);
 #   shim    the shim serving the calls.
+#   gemm    only for the inputs in the application's cs_app_gemm_cases:
+#           the shim with COSTA_SHIM_GEMM=on (p?gemm through the engine
+#           where the shim's choice takes it).  Its results cannot be
+#           bit-identical (another summation order): the report compares
+#           its numbers with native's within a relative 1e-10.
 # Both report (COSTA_SHIM_STATS=full) JSON files.  Then
 # scripts/bench_apps_report.py compares the results of all runs (they must
 # be identical, as in make check-apps) and writes docs/applications.md:
 # inputs, commands, wall times, time in the routines per rank and per call
 # shape, natively and under the shim, with the arrival wait apart.
 # Everything goes to bench_out/apps/<app>/<case>/<kind>.<rep>/.
-# CS_BENCH_APPS_ONLY=pattern runs the applications matching it;
+# CS_BENCH_APPS_ONLY=pattern runs the applications matching it,
+# CS_BENCH_APPS_CASES="a b" only those of their inputs;
 # CS_BENCH_DOCS=0 leaves docs/ alone.
 # Environment (from make): CS_SHIM_MPICH, CS_SHIM_OPENMPI,
 # CS_MPIEXEC_MPICH, CS_MPIEXEC_OPENMPI, PYTHON.
@@ -44,6 +50,10 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
         . "$app_sh"
         shim=$(cs_app_shim "$cs_app_flavour")
         for case in $cs_app_bench_cases; do
+            if [ -n "${CS_BENCH_APPS_CASES:-}" ] &&
+                [[ " $CS_BENCH_APPS_CASES " != *" $case "* ]]; then
+                continue
+            fi
             d=$out/$app/$case
             rm -rf "$d"
             mkdir -p "$d"
@@ -60,8 +70,11 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
             cs_app_run "$cs_app_flavour" 2 "$wd" "" 1800 \
                 "${cs_app_env[@]}" -- "${cmd[@]}" || true
             echo "  warm-up: $(cat "$wd/wall_s") s (not counted)"
+            kinds="plain native shim"
+            [[ " ${cs_app_gemm_cases:-} " == *" $case "* ]] &&
+                kinds+=" gemm"
             for r in $(seq 1 "$reps"); do
-                for kind in plain native shim; do
+                for kind in $kinds; do
                     rd=$d/$kind.$r
                     mkdir -p "$rd"
                     cs_app_prepare "$rd" "$case"
@@ -72,6 +85,8 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
                         native) pre=$shim
                                 vars+=(COSTA_SHIM_FALLBACK=always) ;;
                         shim) pre=$shim ;;
+                        gemm) pre=$shim
+                              vars+=(COSTA_SHIM_GEMM=on) ;;
                     esac
                     [ -n "$pre" ] && vars+=(COSTA_SHIM_STATS=full
                                             COSTA_SHIM_STATS_DIR=stats)

@@ -5,10 +5,12 @@ usage: bench_apps_report.py OUTDIR [--doc FILE]
 
 OUTDIR is bench_out/apps as scripts/bench_apps.sh leaves it:
 <app>/<case>/{about,cmd,flavour}.txt and <kind>.<rep>/ run folders (kind
-plain, native or shim) with wall_s, results.cmp and, for native and shim,
-stats/costa_shim.*.json (COSTA_SHIM_STATS=full).  Prints the tables and,
-with --doc, writes them as docs/applications.md.  Exit 1 when the results
-of the runs of one input are not all identical (or a run is missing), 2 on
+plain, native, shim or gemm) with wall_s, results.cmp and, for native,
+shim and gemm, stats/costa_shim.*.json (COSTA_SHIM_STATS=full).  Prints
+the tables and, with --doc, writes them as docs/applications.md.  Exit 1
+when the results of the plain, native and shim runs of one input are not
+all identical, when a gemm run's numbers differ from native's by more than
+a relative GEMM_RTOL (or its text differs), or when a run is missing; 2 on
 a usage error.
 
 Per input: the wall time of each kind (median and range over the
@@ -16,14 +18,25 @@ repetitions); per rank the time inside the intercepted routines natively
 (COSTA_SHIM_FALLBACK=always: ScaLAPACK, timed by the shim) and under the
 shim, each split into the arrival wait (waiting for the other ranks: the
 application's load imbalance) and the redistribution itself; per call
-shape the same summed over ranks.  Medians over the repetitions.
+shape the same summed over ranks.  Medians over the repetitions.  For the
+inputs with gemm runs (COSTA_SHIM_GEMM=on): the time in p?gemm natively
+and with the path on, and how far the gemm runs' numbers are from
+native's.
 """
 import glob
 import json
+import math
 import os
+import re
 import statistics
 import sys
 import time
+
+# The gemm runs' results against native's: every number within this
+# relative difference (the engine sums in another order than PBLAS).
+GEMM_RTOL = 1e-10
+NUM_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eEdD][-+]?\d+)?")
+GEMM_RE = re.compile(r"^p[sdcz]gemm_?$")
 
 
 def med(xs):
@@ -63,7 +76,7 @@ class Case:
         self.about = read(os.path.join(d, "about.txt"))
         self.cmd = read(os.path.join(d, "cmd.txt"))
         self.flavour = read(os.path.join(d, "flavour.txt"))
-        self.runs = {"plain": [], "native": [], "shim": []}
+        self.runs = {"plain": [], "native": [], "shim": [], "gemm": []}
         for run in sorted(glob.glob(os.path.join(d, "*.*"))):
             kind = os.path.basename(run).split(".")[0]
             if kind in self.runs and os.path.isdir(run):
@@ -83,6 +96,8 @@ class Case:
         """(identical?, number of lines, the lines) over every run."""
         texts = {}
         for kind, runs in self.runs.items():
+            if kind == "gemm":
+                continue
             for r in runs:
                 try:
                     with open(os.path.join(r, "results.cmp")) as f:
@@ -94,6 +109,50 @@ class Case:
             return False, 0, []
         same = all(t == vals[0] for t in vals)
         return same, len(vals[0].splitlines()), vals[0].splitlines()
+
+    def gemm_results(self):
+        """(all within GEMM_RTOL?, largest relative difference) of the
+        gemm runs' numbers against the first native run's."""
+        try:
+            with open(os.path.join(self.runs["native"][0],
+                                   "results.cmp")) as f:
+                ref = f.read()
+        except (OSError, IndexError):
+            return False, float("nan")
+        worst, ok = 0.0, bool(ref)
+        for r in self.runs["gemm"]:
+            try:
+                with open(os.path.join(r, "results.cmp")) as f:
+                    text = f.read()
+            except OSError:
+                return False, float("nan")
+            if NUM_RE.sub("#", text) != NUM_RE.sub("#", ref):
+                return False, float("nan")
+            for a, b in zip(NUM_RE.findall(ref), NUM_RE.findall(text)):
+                x = float(a.replace("D", "e").replace("d", "e"))
+                y = float(b.replace("D", "e").replace("d", "e"))
+                d = abs(x - y) / max(abs(x), abs(y)) if x != y else 0.0
+                worst = max(worst, d)
+                ok = ok and not math.isnan(d) and d <= GEMM_RTOL
+        return ok, worst
+
+    def gemm_time(self, kind):
+        """Medians over reps of (time in p?gemm, its arrival wait, calls,
+        calls on the engine), each the mean over the ranks."""
+        acc = ([], [], [], [])
+        for j in self.reports(kind):
+            p = max(1, j.get("meta", {}).get("nprocs", 1))
+            v = [0.0, 0.0, 0, 0]
+            for r in j.get("routines", []):
+                if GEMM_RE.match(r.get("routine", "")):
+                    v[0] += r.get("t_sum_s") or 0.0
+                    v[1] += r.get("t_wait_s") or 0.0
+                    v[2] += r.get("calls", 0)
+                    if r.get("path") == "engine":
+                        v[3] += r.get("calls", 0)
+            for a, x in zip(acc, v):
+                a.append(x / p)
+        return tuple(med(a) for a in acc)
 
     def reports(self, kind):
         reps = []
@@ -180,7 +239,7 @@ def case_lines(c):
                % (c.flavour, c.cmd))
     out.append("")
     same, nlines, lines = c.results()
-    nruns = sum(len(v) for v in c.runs.values())
+    nruns = sum(len(v) for k, v in c.runs.items() if k != "gemm")
     if same:
         out.append("Results: identical in all %d runs (plain, native and "
                    "shim: %d compared lines)." % (nruns, nlines))
@@ -237,6 +296,36 @@ def case_lines(c):
     fb = c.fallbacks()
     out.append("")
     out.append("Calls the shim forwarded to ScaLAPACK: %d." % fb)
+    out.append("")
+    if c.runs["gemm"]:
+        out += gemm_lines(c)
+    return out
+
+
+def gemm_lines(c):
+    """The input's p?gemm natively and with COSTA_SHIM_GEMM=on."""
+    ok, worst = c.gemm_results()
+    if not ok:
+        c.problems.append("gemm runs' results differ from native's by "
+                          "more than %g (largest %.2g)" % (GEMM_RTOL, worst))
+    out = ["With `COSTA_SHIM_GEMM=on` (*gemm*, %d runs): wall %s s; its "
+           "results against native's: largest relative difference of any "
+           "number %.1e (%s %g)." % (len(c.runs["gemm"]),
+                                     spread(c.wall("gemm")), worst,
+                                     "within" if ok else "**above**",
+                                     GEMM_RTOL), ""]
+    rows = []
+    nt, nw, _, _ = c.gemm_time("native")
+    for kind in ("native", "shim", "gemm"):
+        t, w, n, e = c.gemm_time(kind)
+        rows.append([kind, "%.0f" % n, "%.0f" % e, "%.4f" % t, "%.4f" % w,
+                     "%.4f" % (t - w), ratio(nt - nw, t - w)])
+    out.append("Time in p?gemm (s, per rank: the mean over ranks, medians "
+               "over the runs; *shim* leaves p?gemm to PBLAS, the "
+               "default):")
+    out.append("")
+    out += table(["kind", "calls", "on the engine", "p?gemm", "wait",
+                  "without wait", "speed-up"], rows)
     out.append("")
     return out
 
@@ -307,6 +396,25 @@ def main(argv):
     lines += ["", "Routine times are those of the rank that spends the "
               "most in them; *routines / native wall* is that time over "
               "the plain run's wall time.", ""]
+    gc = [c for c in cases if c.runs["gemm"]]
+    if gc:
+        lines += ["Matrix multiplication with `COSTA_SHIM_GEMM=on` (opt-in; "
+                  "its results are not bit-identical, every number within "
+                  "a relative %g of native's): time in p?gemm per rank, "
+                  "without the arrival wait, medians." % GEMM_RTOL, ""]
+        rows = []
+        for c in gc:
+            nt, nw, n, _ = c.gemm_time("native")
+            gt, gw, _, e = c.gemm_time("gemm")
+            ok, worst = c.gemm_results()
+            rows.append([c.app, c.name, "%.0f" % n, "%.0f" % e,
+                         "%.3f" % (nt - nw), "%.3f" % (gt - gw),
+                         ratio(gt - gw, nt - nw), "%.1e" % worst,
+                         "within" if ok else "ABOVE"])
+        lines += table(["app", "input", "p?gemm calls", "on the engine",
+                        "native s", "gemm on s", "gemm on / native",
+                        "largest rel. diff", "results"], rows)
+        lines += [""]
     lines += ["## Inputs", ""]
     for c in cases:
         lines += case_lines(c)

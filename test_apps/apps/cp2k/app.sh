@@ -5,6 +5,8 @@
 #   cs_app_env           VAR=value words every run needs, native too
 #   cs_app_cases         inputs of make check-apps
 #   cs_app_bench_cases   inputs of make bench-apps
+#   cs_app_gemm_cases    of those, the inputs make bench-apps also runs
+#                        with COSTA_SHIM_GEMM=on
 #   cs_app_present       is the application installed?
 #   cs_app_about CASE    one line: what the input exercises
 #   cs_app_prepare DIR CASE   copy what the run needs into DIR
@@ -14,7 +16,8 @@
 cs_app_flavour=openmpi
 cs_app_env=()
 cs_app_cases="xtb_md dft_redist rpa_h2o"
-cs_app_bench_cases="xtb_md dft_redist rpa_h2o rpa_ch3"
+cs_app_bench_cases="xtb_md dft_redist rpa_h2o rpa_ch3 rpa_w4"
+cs_app_gemm_cases="rpa_ch3 rpa_w4"
 cs_app_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 cs_app_present() {
@@ -27,6 +30,7 @@ cs_app_about() {
         dft_redist) echo "PBE energy and forces of 4 waters (DZVP-MOLOPT, n = 92), diagonalised on fewer ranks than the job (FM_DIAG_SETTINGS)" ;;
         rpa_h2o) echo "RI-RPA energy of one water (cc-DZ, RI_QZ: 238 RI functions), 6000 quadrature points on one 2-rank group: a pdgemr2d_ of Q into the Cholesky layout per point" ;;
         rpa_ch3) echo "RI-RPA energy of the CH3 radical (UKS, 293 RI functions), 4000 points: two pdgemr2d_ per point, one per spin" ;;
+        rpa_w4) echo "RI-RPA energy of 4 waters (cc-DZ, RI_TZ: 544 RI functions, occupied x virtual 1216), 40 points: Q = S^T S by a 544 x 544 x 1216 pdgemm_ per point, as in production runs" ;;
         *) echo "$1" ;;
     esac
 }
