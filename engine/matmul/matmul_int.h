@@ -1,7 +1,8 @@
 /*
  * engine/matmul/matmul_int.h - what the files of engine/matmul share:
- * cutting one dimension of an operand as its layout cuts it (cut.c) and
- * the multiplication whose slabs are made of the owners' pieces (pieces.c).
+ * cutting one dimension of an operand as its layout cuts it (cut.c), the
+ * sum of partial products (add.c) and the multiplication whose slabs are
+ * made of the owners' pieces (pieces.c).
  */
 #ifndef CS_ENGINE_MATMUL_MATMUL_INT_H
 #define CS_ENGINE_MATMUL_MATMUL_INT_H
@@ -25,6 +26,10 @@ cs_status_t cs_eng_mm_cut(const cs_eng_layout_t *lx, int along_rows,
                           int64_t *mine, int64_t *lfirst);
 
 void cs_eng_mm_dist_free(cs_eng_dist_t *d);
+
+/* dst[k] += src[k] for n real numbers of the element type (a complex
+ * element is two). */
+void cs_eng_mm_add(void *dst, const void *src, int64_t n, int type);
 
 /* ------------------------------------------------------------ pieces */
 

@@ -690,25 +690,6 @@ static void wait_all(int64_t n, MPI_Request *reqs)
     }
 }
 
-/* dst[k] += src[k] for n real numbers of the element type (a complex
- * element is two). */
-static void add_into(void *dst, const void *src, int64_t n, int type)
-{
-    if (type == CS_ENG_T_S || type == CS_ENG_T_C) {
-        float *d = dst;
-        const float *s = src;
-        for (int64_t k = 0; k < n; k++) {
-            d[k] += s[k];
-        }
-    } else {
-        double *d = dst;
-        const double *s = src;
-        for (int64_t k = 0; k < n; k++) {
-            d[k] += s[k];
-        }
-    }
-}
-
 /*
  * The reduce-scatter over the pk slabs: piece w of C_ij goes to copy w;
  * this rank's piece becomes the sum over w in order of w (the same order
@@ -741,7 +722,7 @@ static void reduce(cs_eng_mm_t *mm, char *cij, char *recv, MPI_Comm comm,
     int64_t reals = mine / es * (cplx ? 2 : 1);
     char *own = cij + sl->start[sl->mine] * col;
     for (int slot = 0; slot < sl->ncopy - 1; slot++) {
-        add_into(own, recv + (int64_t)slot * mine, reals, mm->op.type);
+        cs_eng_mm_add(own, recv + (int64_t)slot * mine, reals, mm->op.type);
     }
 }
 

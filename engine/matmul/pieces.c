@@ -458,24 +458,6 @@ static void wait_chunk(run_t *r, int c)
     r->nr[par] = 0;
 }
 
-/* dst[k] += src[k] over n reals of the element type. */
-static void add_into(void *dst, const void *src, int64_t n, int single)
-{
-    if (single) {
-        float *d = dst;
-        const float *s = src;
-        for (int64_t k = 0; k < n; k++) {
-            d[k] += s[k];
-        }
-    } else {
-        double *d = dst;
-        const double *s = src;
-        for (int64_t k = 0; k < n; k++) {
-            d[k] += s[k];
-        }
-    }
-}
-
 /* The reduce-scatter: rank w's columns [part(n, P, w), ...) of the
  * partial C summed on w, this rank's own first, then the others' in
  * rank order. */
@@ -509,10 +491,9 @@ static void reduce(run_t *r)
         cs_eng_fatal("matmul: MPI_Waitall failed");
     }
     int cplx = g->op.type == CS_ENG_T_C || g->op.type == CS_ENG_T_Z;
-    int single = g->op.type == CS_ENG_T_S || g->op.type == CS_ENG_T_C;
     for (int slot = 0; slot < g->np - 1; slot++) {
-        add_into(cp + g->p0 * m * es, rp + (int64_t)slot * mine * es,
-                 mine * (cplx ? 2 : 1), single);
+        cs_eng_mm_add(cp + g->p0 * m * es, rp + (int64_t)slot * mine * es,
+                      mine * (cplx ? 2 : 1), g->op.type);
     }
 }
 
