@@ -5,7 +5,9 @@
 # For every application (test_apps/apps/<app>/app.sh) and every input of
 # its cs_app_bench_cases, on 2 ranks with one thread each, after one
 # warm-up run that is not counted, three kinds of run alternate in one
-# sitting, CS_BENCH_APPS_REPS times (default 3):
+# sitting, CS_BENCH_APPS_REPS times (default 3), round r starting with the
+# kind r - 1 places further (drift of the shared machine, and whatever a
+# run leaves behind for the next, hit every kind alike):
 #   plain   the application alone (its wall time);
 #   native  the same with the shim preloaded and COSTA_SHIM_FALLBACK=always:
 #           every call goes to ScaLAPACK, timed inside the routines, the
@@ -73,8 +75,10 @@ for app_sh in "$top"/test_apps/apps/*/app.sh; do
             kinds="plain native shim"
             [[ " ${cs_app_gemm_cases:-} " == *" $case "* ]] &&
                 kinds+=" gemm"
+            read -ra kl <<<"$kinds"
             for r in $(seq 1 "$reps"); do
-                for kind in $kinds; do
+                for i in "${!kl[@]}"; do
+                    kind=${kl[$(((i + r - 1) % ${#kl[@]}))]}
                     rd=$d/$kind.$r
                     mkdir -p "$rd"
                     cs_app_prepare "$rd" "$case"

@@ -369,7 +369,8 @@ def main(argv):
                 os.cpu_count() or 0), "",
              "Each input runs on 2 ranks, one thread each, after one "
              "warm-up run that is not counted, three ways alternating in "
-             "one sitting: *plain* (the application alone), "
+             "one sitting (each round starting with the next way): "
+             "*plain* (the application alone), "
              "*native* (the shim preloaded with `COSTA_SHIM_FALLBACK=always`: "
              "every call goes to ScaLAPACK, timed inside the routine, with "
              "an `MPI_Barrier` in front that measures the *arrival wait*), "
