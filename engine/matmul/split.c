@@ -109,7 +109,8 @@ int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
     c->words_out = (double)m * piece;
     c->words = c->words_in + c->words_reduce + c->words_out;
     double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
-    double slabs = kl * (double)(m + n);
+    /* the slabs and this rank's packed pieces, in chunks */
+    double slabs = 2.0 * kl * (double)(m + n);
     c->elems = (slabs < chunk ? slabs : chunk) + (double)m * (double)n +
                c->words_reduce;
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
