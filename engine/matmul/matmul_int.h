@@ -1,8 +1,8 @@
 /*
  * engine/matmul/matmul_int.h - what the files of engine/matmul share:
  * cutting one dimension of an operand as its layout cuts it (cut.c), the
- * sum of partial products (add.c) and the multiplication whose slabs are
- * made of the owners' pieces (pieces.c).
+ * reduce-scatter of partial products (reduce.c) and the multiplication whose
+ * slabs are made of the owners' pieces (pieces.c).
  */
 #ifndef CS_ENGINE_MATMUL_MATMUL_INT_H
 #define CS_ENGINE_MATMUL_MATMUL_INT_H
@@ -27,9 +27,29 @@ cs_status_t cs_eng_mm_cut(const cs_eng_layout_t *lx, int along_rows,
 
 void cs_eng_mm_dist_free(cs_eng_dist_t *d);
 
-/* dst[k] += src[k] for n real numbers of the element type (a complex
- * element is two). */
-void cs_eng_mm_add(void *dst, const void *src, int64_t n, int type);
+/* The reduce-scatter of partial products (reduce.c): np parts, part w of
+ * this rank's partial at cij + off[w] (bytes[w] bytes; part w has as many
+ * bytes on every rank) goes to rank peer[w]; this rank holds part me and
+ * sums into it every rank's part me in the order of w.  The parts
+ * received pass through ring (cs_eng_mm_reduce_ring bytes) in slots. */
+typedef struct {
+    char *cij;
+    const int64_t *off, *bytes;
+    const int *peer;
+    int np, me;
+    int type;             /* cs_eng_type_t, for the sum */
+    int64_t esize, reals; /* an element's bytes and real numbers */
+    int64_t chunk_bytes;  /* the multiplication's (cs_eng_mm_op_t) */
+    char *ring;
+    MPI_Comm comm;
+} cs_eng_mm_rs_t;
+
+void cs_eng_mm_reduce_scatter(const cs_eng_mm_rs_t *rs, int64_t *bytes_recv,
+                              int64_t *bytes_sent);
+
+/* The ring a rank whose own part has mine bytes needs, of nparts parts. */
+int64_t cs_eng_mm_reduce_ring(int64_t chunk_bytes, int64_t esize, int64_t mine,
+                              int nparts);
 
 /* ------------------------------------------------------------ pieces */
 

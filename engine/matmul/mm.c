@@ -55,7 +55,7 @@ struct cs_eng_mm {
     int64_t koff;       /* ... starting at this global index */
     int64_t ild;        /* ... and its leading dimension */
     cs_eng_plan_t *out; /* C's pieces into C */
-    int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, received */
+    int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, the ring */
     int64_t bytes;
     cs_eng_mm_pieces_t *pc; /* op.pieces: that multiplication instead */
 };
@@ -501,14 +501,15 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     for (int w = 0; w < s.pk; w++) {
         mm->c.peer[w] = rank_of(&s, mm->i, mm->j, w);
     }
-    /* the buffer: A's and B's slabs of one chunk, C_ij, the pieces
-     * received */
+    /* the buffer: A's and B's slabs of one chunk, C_ij, the ring the
+     * pieces of the reduce-scatter pass through (reduce.c) */
     int64_t es = (int64_t)op->esize;
     int64_t piece = mm->c.start[mm->l + 1] - mm->c.start[mm->l];
     mm->off_b = op->inplace == 'A' ? 0 : mm->mi * kmax * es;
     mm->off_c = mm->off_b + (op->inplace == 'B' ? 0 : kmax * mm->nj * es);
     mm->off_r = mm->off_c + mm->mi * mm->nj * es;
-    mm->bytes = mm->off_r + (int64_t)(s.pk - 1) * mm->mi * piece * es;
+    mm->bytes = mm->off_r + cs_eng_mm_reduce_ring(op->chunk_bytes, es,
+                                                  mm->mi * piece * es, s.pk);
     st = create_plans(mm, la, lb, lc, ws_max);
     if (st != CS_OK) {
         cs_eng_mm_destroy(mm);
@@ -695,35 +696,36 @@ static void wait_all(int64_t n, MPI_Request *reqs)
  * this rank's piece becomes the sum over w in order of w (the same order
  * on every rank, so equal inputs give equal bits).
  */
-static void reduce(cs_eng_mm_t *mm, char *cij, char *recv, MPI_Comm comm,
-                   MPI_Request *reqs, int64_t *bytes_recv, int64_t *bytes_sent)
+static void reduce(cs_eng_mm_t *mm, char *cij, char *ring, MPI_Comm comm,
+                   int64_t *bytes_recv, int64_t *bytes_sent)
 {
     const slab_t *sl = &mm->c;
     int64_t es = (int64_t)mm->op.esize, col = sl->rows * es;
-    int64_t mine = (sl->start[sl->mine + 1] - sl->start[sl->mine]) * col;
-    int64_t nr = 0;
-    for (int w = 0, slot = 0; w < sl->ncopy; w++) {
-        if (w != sl->mine) {
-            post(0, recv + (int64_t)slot++ * mine, mine, sl->peer[w],
-                 CS_MM_TAG_REDUCE, comm, reqs, &nr);
-            *bytes_recv += mine;
-        }
+    int64_t *off = malloc((size_t)sl->ncopy * 2 * sizeof(*off));
+    if (!off) {
+        /* the ranks are already committed: there is no way back */
+        cs_eng_fatal("matmul: out of memory for %d pieces", sl->ncopy);
     }
+    int64_t *bytes = off + sl->ncopy;
     for (int w = 0; w < sl->ncopy; w++) {
-        if (w != sl->mine) {
-            int64_t n = (sl->start[w + 1] - sl->start[w]) * col;
-            post(1, cij + sl->start[w] * col, n, sl->peer[w], CS_MM_TAG_REDUCE,
-                 comm, reqs, &nr);
-            *bytes_sent += n;
-        }
+        off[w] = sl->start[w] * col;
+        bytes[w] = (sl->start[w + 1] - sl->start[w]) * col;
     }
-    wait_all(nr, reqs);
     int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
-    int64_t reals = mine / es * (cplx ? 2 : 1);
-    char *own = cij + sl->start[sl->mine] * col;
-    for (int slot = 0; slot < sl->ncopy - 1; slot++) {
-        cs_eng_mm_add(own, recv + (int64_t)slot * mine, reals, mm->op.type);
-    }
+    cs_eng_mm_rs_t rs = {.cij = cij,
+                         .off = off,
+                         .bytes = bytes,
+                         .peer = sl->peer,
+                         .np = sl->ncopy,
+                         .me = sl->mine,
+                         .type = mm->op.type,
+                         .esize = es,
+                         .reals = cplx ? 2 : 1,
+                         .chunk_bytes = mm->op.chunk_bytes,
+                         .ring = ring,
+                         .comm = comm};
+    cs_eng_mm_reduce_scatter(&rs, bytes_recv, bytes_sent);
+    free(off);
 }
 
 static void add_xfer(cs_eng_stats_t *t, const cs_eng_stats_t *v)
@@ -761,20 +763,11 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
             copy_reqs(&mm->chunk[ci].a, es) + copy_reqs(&mm->chunk[ci].b, es);
         nreq = n > nreq ? n : nreq;
     }
-    int64_t piece = mm->c.start[mm->l + 1] - mm->c.start[mm->l];
-    int64_t nred = 0;
-    for (int w = 0; w < mm->c.ncopy; w++) {
-        if (w != mm->l) {
-            nred += runs(mm->mi * piece * es) +
-                    runs(mm->mi * (mm->c.start[w + 1] - mm->c.start[w]) * es);
-        }
-    }
-    MPI_Request *reqs = malloc(
-        (size_t)cs_eng_max64(cs_eng_max64(nreq, nred), 1) * sizeof(*reqs));
+    MPI_Request *reqs = malloc((size_t)cs_eng_max64(nreq, 1) * sizeof(*reqs));
     if (!reqs) {
         /* the ranks are already committed: there is no way back */
         cs_eng_fatal("matmul: out of memory for %lld requests",
-                     (long long)cs_eng_max64(nreq, nred));
+                     (long long)nreq);
     }
     int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
     cs_status_t rc = CS_OK;
@@ -845,7 +838,7 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
     double t2 = MPI_Wtime();
     (void)t0;
     if (mm->s.pk > 1) {
-        reduce(mm, cij, recv, comm, reqs, &st->bytes_reduce, &st->sent_reduce);
+        reduce(mm, cij, recv, comm, &st->bytes_reduce, &st->sent_reduce);
     }
     double t3 = MPI_Wtime();
     char *own = cij + mm->c.start[mm->l] * mm->mi * es;

@@ -51,7 +51,6 @@ struct cs_eng_mm_pieces {
     int nchunk;
     int64_t kcmax;
     int64_t p0, p1;         /* this rank's columns of C (owner order) */
-    int64_t pmax;           /* most columns of one rank */
     int64_t off_slab[2][2]; /* [parity][A or B], elements */
     int64_t off_send[2][2]; /* this rank's pieces for the others, packed */
     int64_t off_c, off_r, elems;
@@ -246,8 +245,7 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
     }
     /* chunks: one parity's slabs (of the largest range) and packed
      * pieces (at most as much again) within chunk_bytes / 2, element
-     * counts within int (MPI counts: the slabs and the reduce's column
-     * pieces of C) */
+     * counts within int (MPI counts of the pieces) */
     int64_t cb = op->chunk_bytes > 0 ? op->chunk_bytes : CS_ENG_MM_CHUNK_BYTES;
     int64_t kw = (op->k + nranks - 1) / nranks;
     double slabs = (double)(op->m + op->n) * (double)kw;
@@ -260,14 +258,11 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
     g->nchunk = (int)(n < 1 ? 1 : n > 65536 ? 65536 : n);
     g->kcmax = (kw + g->nchunk - 1) / g->nchunk;
     if (g->s[0].ld > INT32_MAX || g->s[1].ld > INT32_MAX ||
-        (double)g->kcmax * (double)(op->m + op->n) > (double)INT32_MAX ||
-        (double)op->m * (double)((op->n + nranks - 1) / nranks) >
-            (double)INT32_MAX) {
+        (double)g->kcmax * (double)(op->m + op->n) > (double)INT32_MAX) {
         st = st == CS_OK ? CS_ERR_UNSUPPORTED : st;
     }
     g->p0 = part(op->n, nranks, me);
     g->p1 = part(op->n, nranks, me + 1);
-    g->pmax = (op->n + nranks - 1) / nranks;
     int64_t at = 0;
     for (int par = 0; par < 2; par++) {
         g->off_slab[par][0] = at;
@@ -283,7 +278,10 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
     g->off_c = at;
     at += op->m * op->n;
     g->off_r = at;
-    g->elems = at + (int64_t)(nranks - 1) * op->m * g->pmax;
+    g->elems = at + cs_eng_mm_reduce_ring(op->chunk_bytes, op->esize,
+                                          (g->p1 - g->p0) * op->m * op->esize,
+                                          nranks) /
+                        op->esize;
     if (st == CS_OK) {
         st = out_plan(g, la, lb, lc, ws_max);
     }
@@ -486,43 +484,44 @@ static void wait_chunk(run_t *r, int c)
     r->nr[par] = 0;
 }
 
-/* The reduce-scatter: rank w's columns [part(n, P, w), ...) of the
- * partial C summed on w, this rank's own first, then the others' in
- * rank order. */
+/* The reduce-scatter (reduce.c): rank w's columns [part(n, P, w), ...)
+ * of the partial C summed on w. */
 static void reduce(run_t *r)
 {
     cs_eng_mm_pieces_t *g = r->g;
     int64_t es = (int64_t)g->op.esize, m = g->op.m;
-    char *cp = r->buf + g->off_c * es, *rp = r->buf + g->off_r * es;
-    int64_t mine = (g->p1 - g->p0) * m;
-    int nr = 0;
-    for (int w = 0, slot = 0; w < g->np; w++) {
-        if (w == g->me) {
-            continue;
-        }
-        int64_t w0 = part(g->op.n, g->np, w), w1 = part(g->op.n, g->np, w + 1);
-        if (mine > 0 && MPI_Irecv(rp + (int64_t)slot * mine * es, (int)mine,
-                                  r->el, w, CS_MM_TAG_PSUM, r->comm,
-                                  &r->rq[0][nr++]) != MPI_SUCCESS) {
-            cs_eng_fatal("matmul: MPI Irecv failed");
-        }
-        slot++;
-        if (w1 > w0 && MPI_Isend(cp + w0 * m * es, (int)((w1 - w0) * m), r->el,
-                                 w, CS_MM_TAG_PSUM, r->comm,
-                                 &r->rq[0][nr++]) != MPI_SUCCESS) {
-            cs_eng_fatal("matmul: MPI Isend failed");
-        }
-        r->st->bytes_reduce += mine * es;
-        r->st->sent_reduce += (w1 - w0) * m * es;
+    int64_t *off = malloc((size_t)g->np * 2 * sizeof(*off));
+    if (!off) {
+        /* the ranks are already committed: there is no way back */
+        cs_eng_fatal("matmul: out of memory for %d pieces", g->np);
     }
-    if (nr > 0 && cs_eng_wait_all(nr, r->rq[0]) != MPI_SUCCESS) {
-        cs_eng_fatal("matmul: MPI_Waitall failed");
+    int64_t *bytes = off + g->np;
+    int *peer = malloc((size_t)g->np * sizeof(*peer));
+    if (!peer) {
+        cs_eng_fatal("matmul: out of memory for %d pieces", g->np);
+    }
+    for (int w = 0; w < g->np; w++) {
+        peer[w] = w;
+        off[w] = part(g->op.n, g->np, w) * m * es;
+        bytes[w] =
+            (part(g->op.n, g->np, w + 1) - part(g->op.n, g->np, w)) * m * es;
     }
     int cplx = g->op.type == CS_ENG_T_C || g->op.type == CS_ENG_T_Z;
-    for (int slot = 0; slot < g->np - 1; slot++) {
-        cs_eng_mm_add(cp + g->p0 * m * es, rp + (int64_t)slot * mine * es,
-                      mine * (cplx ? 2 : 1), g->op.type);
-    }
+    cs_eng_mm_rs_t rs = {.cij = r->buf + g->off_c * es,
+                         .off = off,
+                         .bytes = bytes,
+                         .peer = peer,
+                         .np = g->np,
+                         .me = g->me,
+                         .type = g->op.type,
+                         .esize = es,
+                         .reals = cplx ? 2 : 1,
+                         .chunk_bytes = g->op.chunk_bytes,
+                         .ring = r->buf + g->off_r * es,
+                         .comm = r->comm};
+    cs_eng_mm_reduce_scatter(&rs, &r->st->bytes_reduce, &r->st->sent_reduce);
+    free(peer);
+    free(off);
 }
 
 cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,

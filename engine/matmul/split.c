@@ -13,11 +13,21 @@
  * trade-off (seed 002, "communication lower bounds").  Every candidate
  * is evaluated: P has few factorisations into three.
  */
-#include "engine/matmul/matmul.h"
+#include "engine/matmul/matmul_int.h"
 
 static double ceil_div(int64_t a, int64_t b)
 {
     return (double)((a + b - 1) / b);
+}
+
+/* Elements of the ring the reduce-scatter's pieces pass through
+ * (reduce.c), for a piece of piece elements. */
+static double ring_elems(double piece, int parts, size_t esize)
+{
+    double es = (double)esize;
+    return (double)cs_eng_mm_reduce_ring(0, (int64_t)esize,
+                                         (int64_t)(piece * es), parts) /
+           es;
 }
 
 /* The cost of one split (see cs_eng_mm_cost_t). */
@@ -37,7 +47,7 @@ static void cost_of(int64_t m, int64_t n, int64_t k, cs_eng_mm_split_t s,
     double slabs = mi * kl + kl * nj;
     double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
     c->elems = (slabs < chunk ? slabs : chunk) + mi * nj +
-               (s.pk > 1 ? mi * piece * (s.pk - 1) : 0.0);
+               ring_elems(mi * piece, s.pk, esize);
 }
 
 int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
@@ -95,7 +105,7 @@ int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
     c->words = c->words_in + c->words_reduce + c->words_out;
     double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
     c->elems = (kl * ext < chunk ? kl * ext : chunk) + (double)m * (double)n +
-               c->words_reduce;
+               ring_elems((double)m * piece, nranks, esize);
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
 }
 
@@ -112,6 +122,6 @@ int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
     /* the slabs and this rank's packed pieces, in chunks */
     double slabs = 2.0 * kl * (double)(m + n);
     c->elems = (slabs < chunk ? slabs : chunk) + (double)m * (double)n +
-               c->words_reduce;
+               ring_elems((double)m * piece, nranks, esize);
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
 }

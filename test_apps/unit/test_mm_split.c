@@ -29,8 +29,8 @@ static int split_is(int64_t m, int64_t n, int64_t k, int p, int pm, int pn,
 }
 
 /* The fewest words of every factorisation of p (the rule restated). */
-static double best_words(int64_t m, int64_t n, int64_t k, int p,
-                         int64_t mem, size_t es)
+static double best_words(int64_t m, int64_t n, int64_t k, int p, int64_t mem,
+                         size_t es)
 {
     double best = -1.0;
     for (int pm = 1; pm <= p; pm++) {
@@ -52,8 +52,12 @@ static double best_words(int64_t m, int64_t n, int64_t k, int p,
                       (pk > 1 ? mi * piece * (pk - 1) : 0.0) + mi * piece;
             double slabs = mi * kl + kl * nj;
             double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)es;
-            c.elems = (slabs < chunk ? slabs : chunk) + mi * nj +
-                      (pk > 1 ? mi * piece * (pk - 1) : 0.0);
+            /* the reduce-scatter's ring: two slots of 4 MiB (1/16 of
+             * the chunk bytes), or of one piece when it is smaller */
+            double slot = (double)(CS_ENG_MM_CHUNK_BYTES / 16) / (double)es;
+            c.elems =
+                (slabs < chunk ? slabs : chunk) + mi * nj +
+                (pk > 1 ? 2.0 * (piece * mi < slot ? piece * mi : slot) : 0.0);
             if (mem >= 0 && c.elems * (double)es > (double)mem) {
                 continue;
             }
@@ -111,8 +115,7 @@ int main(int argc, char **argv)
     /* 4. nothing fits */
     {
         cs_eng_mm_split_t s;
-        CS_TEST_EQ(cs_eng_mm_split(1000, 1000, 1000, 2, 8, 1000, &s, NULL),
-                   -1);
+        CS_TEST_EQ(cs_eng_mm_split(1000, 1000, 1000, 2, 8, 1000, &s, NULL), -1);
         /* no factorisation at all: P above every dimension's product */
         CS_TEST_EQ(cs_eng_mm_split(1, 1, 1, 2, 8, -1, &s, NULL), -1);
     }
