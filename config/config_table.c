@@ -92,8 +92,9 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "the first call that can use it, `off` never"},
     {"COSTA_SHIM_GEMM", "off", NULL, CS_CFG_T_ENUM, CS_OFF(gemm),
      cs_gemm_words, 0, 0, "`off`, `on`, `force` (testing)",
-     "p?gemm through the engine: `off` leaves every p?gemm call to "
-     "ScaLAPACK (results bit-identical); `on` runs the calls a cost model "
+     "p?gemm, p?syrk and p?herk through the engine: `off` leaves every "
+     "call of them to ScaLAPACK (results bit-identical); `on` runs the "
+     "calls a cost model "
      "expects to be faster on the engine (results within PBLAS's error "
      "bound, not bit-identical: docs/design.md, \"Matrix "
      "multiplication\"); `force`: every call the engine can take.  Must be "

@@ -42,7 +42,8 @@ typedef enum {
     CS_SHIM_FAM_TRAN,       /* p?tran, p?tranu, p?tranc */
     CS_SHIM_FAM_GEADD,      /* p?geadd */
     CS_SHIM_FAM_TRADD,      /* p?tradd */
-    CS_SHIM_FAM_GEMM        /* p?gemm */
+    CS_SHIM_FAM_GEMM,       /* p?gemm */
+    CS_SHIM_FAM_SYRK        /* p?syrk, p?herk */
 } cs_shim_family_t;
 
 typedef enum {
@@ -59,7 +60,7 @@ typedef struct {
     int family;         /* cs_shim_family_t */
     char type;          /* 's', 'd', 'c', 'z', 'i' */
     size_t esize;
-    int conj;           /* op(A) conjugated (p?tranc) */
+    int conj;           /* op(A) conjugated (p?tranc); p?herk */
 } cs_shim_routine_t;
 
 extern const cs_shim_routine_t cs_shim_routines[CS_SHIM_NROUTINES];

@@ -34,7 +34,9 @@ typedef struct {
     const char *diag;   /* p?trmr2d */
     const char *trans;  /* p?geadd, p?tradd; p?gemm: TRANSA */
     size_t len1, len2;  /* hidden lengths of the character arguments */
-    /* p?gemm: TRANSB, K and the operand X(ix:, jx:) (PBLAS's B) */
+    /* p?gemm: TRANSB, K and the operand X(ix:, jx:) (PBLAS's B);
+     * p?syrk, p?herk: K, and X is A again (uplo, trans: UPLO, TRANS;
+     * m = n = N) */
     const char *transb;
     cs_fint k;
     void *x;
@@ -89,8 +91,8 @@ void cs_shim_redist(const cs_shim_call_t *g);
  * semantics).  Collective over A's context like the real routine. */
 void cs_shim_pblas(const cs_shim_call_t *g);
 
-/* Serve a p?gemm call.  Collective over A's context like the real
- * routine. */
+/* Serve a p?gemm, p?syrk or p?herk call.  Collective over A's context
+ * like the real routine. */
 void cs_shim_gemm(const cs_shim_call_t *g);
 
 /* Run the real routine with the caller's arguments (ABI of the spelling

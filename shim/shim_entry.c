@@ -243,6 +243,37 @@ static inline cs_shim_call_t pblas_f(int routine, int sp, const cs_fint *m,
         cs_shim_gemm(&g);                                                      \
     }
 
+/* p?syrk and p?herk: C := alpha op(A) op(A)^T (^H) + beta C on one
+ * triangle, served as p?gemm is with A in the place of B too. */
+#define CS_SHIM_SYRK_F(sym, ID, SP)                                            \
+    CS_EXPORT void sym(const char *uplo, const char *trans, const cs_fint *n,  \
+                       const cs_fint *k, const void *alpha, void *a,           \
+                       const cs_fint *ia, const cs_fint *ja,                   \
+                       const cs_fint *desca, const void *beta, void *c,        \
+                       const cs_fint *ic, const cs_fint *jc,                   \
+                       const cs_fint *descc, size_t l1, size_t l2);            \
+    void sym(const char *uplo, const char *trans, const cs_fint *n,            \
+             const cs_fint *k, const void *alpha, void *a, const cs_fint *ia,  \
+             const cs_fint *ja, const cs_fint *desca, const void *beta,        \
+             void *c, const cs_fint *ic, const cs_fint *jc,                    \
+             const cs_fint *descc, size_t l1, size_t l2)                       \
+    {                                                                          \
+        cs_shim_call_t g =                                                     \
+            pblas_f(CS_SHIM_R_##ID, SP, n, n, alpha, a, ia, ja, desca, beta,   \
+                    c, ic, jc, descc, __builtin_return_address(0));            \
+        g.uplo = uplo;                                                         \
+        g.trans = trans;                                                       \
+        g.len1 = l1;                                                           \
+        g.len2 = l2;                                                           \
+        g.k = *k;                                                              \
+        g.pk = k;                                                              \
+        g.x = a;                                                               \
+        g.ix = *ia;                                                            \
+        g.jx = *ja;                                                            \
+        g.descx = desca;                                                       \
+        cs_shim_gemm(&g);                                                      \
+    }
+
 /* The six Fortran spellings of a family, plus its C entry if any. */
 #define CS_SHIM_SPELLINGS(F, ID, lower, UPPER)                                 \
     F(lower, ID, CS_SHIM_SP_LOWER)                                             \
@@ -266,6 +297,8 @@ static inline cs_shim_call_t pblas_f(int routine, int sp, const cs_fint *m,
     CS_SHIM_SPELLINGS(CS_SHIM_TRADD_F, ID, lower, UPPER)
 #define CS_SHIM_ENTRIES_GEMM(ID, lower, UPPER)                                 \
     CS_SHIM_SPELLINGS(CS_SHIM_GEMM_F, ID, lower, UPPER)
+#define CS_SHIM_ENTRIES_SYRK(ID, lower, UPPER)                                 \
+    CS_SHIM_SPELLINGS(CS_SHIM_SYRK_F, ID, lower, UPPER)
 
 #define CS_SHIM_ROUTINE(ID, lower, UPPER, fam, type, esize, conj)              \
     CS_SHIM_ENTRIES_##fam(ID, lower, UPPER)

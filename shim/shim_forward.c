@@ -51,6 +51,12 @@ typedef void (*gemm_f_t)(const char *, const char *, const cs_fint *,
                          void *, const cs_fint *, const cs_fint *,
                          const cs_fint *, size_t, size_t);
 
+typedef void (*syrk_f_t)(const char *, const char *, const cs_fint *,
+                         const cs_fint *, const void *, void *,
+                         const cs_fint *, const cs_fint *, const cs_fint *,
+                         const void *, void *, const cs_fint *,
+                         const cs_fint *, const cs_fint *, size_t, size_t);
+
 void cs_shim_call_real(const cs_shim_call_t *g)
 {
     int fortran = g->spelling != CS_SHIM_SP_C;
@@ -103,6 +109,11 @@ void cs_shim_call_real(const cs_shim_call_t *g)
                        g->a, g->pia, g->pja, g->desca, g->x, g->pix, g->pjx,
                        g->descx, g->beta, g->b, g->pib, g->pjb, g->descb,
                        g->len1, g->len2);
+        break;
+    case CS_SHIM_FAM_SYRK:
+        ((syrk_f_t)fn)(g->uplo, g->trans, g->pn, g->pk, g->alpha, g->a, g->pia,
+                       g->pja, g->desca, g->beta, g->b, g->pib, g->pjb,
+                       g->descb, g->len1, g->len2);
         break;
     default:
         break;

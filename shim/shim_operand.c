@@ -47,7 +47,14 @@ int cs_shim_operand_check(const cs_fint *d, int rows, int cols, int i, int j,
 
 void cs_shim_scalar(int routine, const void *v, double out[2])
 {
-    switch (cs_shim_routines[routine].type) {
+    const cs_shim_routine_t *rt = &cs_shim_routines[routine];
+    if (rt->family == CS_SHIM_FAM_SYRK && rt->conj) {
+        /* p?herk: alpha and beta are real */
+        out[0] = rt->type == 'c' ? *(const float *)v : *(const double *)v;
+        out[1] = 0.0;
+        return;
+    }
+    switch (rt->type) {
     case 's':
         out[0] = *(const float *)v;
         out[1] = 0.0;

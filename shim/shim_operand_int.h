@@ -42,7 +42,8 @@ int cs_shim_operand_check(const cs_fint *d, int rows, int cols, int i, int j,
 void cs_shim_operand_layout(const cs_shim_operand_t *x, int p, int q, int rsel,
                             int csel, int *grid, cs_eng_layout_t *l);
 
-/* A scalar argument of routine as {re, im} in double.  Local. */
+/* A scalar argument of routine as {re, im} in double (p?herk's are
+ * real).  Local. */
 void cs_shim_scalar(int routine, const void *v, double out[2]);
 
 #endif /* CS_SHIM_SHIM_OPERAND_INT_H */

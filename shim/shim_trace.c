@@ -99,7 +99,7 @@ static void app_args(char *line, size_t len, size_t *pos,
     }
     cs_shim_str_append(line, len, pos, " m:%lld n:%lld", (long long)g->m,
                        (long long)g->n);
-    if (fam == CS_SHIM_FAM_GEMM) {
+    if (fam == CS_SHIM_FAM_GEMM || fam == CS_SHIM_FAM_SYRK) {
         cs_shim_str_append(line, len, pos, " k:%lld", (long long)g->k);
     }
     if (!redist) {

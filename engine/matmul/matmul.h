@@ -61,6 +61,12 @@ typedef struct {
      * sent as they lie, the next chunk's in flight while one is
      * multiplied (pieces.c).  Column-major layouts. */
     int pieces;
+    /* uplo = 'U' or 'L': only that triangle of sub(C) is written
+     * (p?syrk, p?herk): B is A itself and op(B) = op(A)^T (op(A)^H when
+     * an op is 'C'), so the local product computes one triangle and
+     * fills the other by symmetry (cs_eng_gemm_fn).  Split 1 x 1 x P
+     * only.  0: all of sub(C). */
+    char uplo;
     double alpha[2], beta[2];
 } cs_eng_mm_op_t;
 
@@ -107,9 +113,13 @@ int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
                           size_t esize, int64_t mem_max, cs_eng_mm_cost_t *c);
 
 /* The local product c (m x n, ldc) := op(a) op(b) (alpha 1; beta 0, or
- * 1 with accumulate), with ta and tb as ?gemm takes them. */
-typedef void (*cs_eng_gemm_fn)(void *ctx, char ta, char tb, int64_t m,
-                               int64_t n, int64_t k, const void *a,
+ * 1 with accumulate), with ta and tb as ?gemm takes them.  uplo 'U' or
+ * 'L' (cs_eng_mm_op_t.uplo): m = n and op(b) = op(a)^T (^H when ta or tb
+ * is 'C'); the product may compute that triangle from a alone (?syrk,
+ * ?herk, whose diagonal it keeps real) but must leave all of c, the
+ * other triangle filled by symmetry.  0: a general product. */
+typedef void (*cs_eng_gemm_fn)(void *ctx, char uplo, char ta, char tb,
+                               int64_t m, int64_t n, int64_t k, const void *a,
                                int64_t lda, const void *b, int64_t ldb,
                                int accumulate, void *c, int64_t ldc);
 

@@ -1,8 +1,9 @@
 /*
  * engine/matmul/matmul_int.h - what the files of engine/matmul share:
  * cutting one dimension of an operand as its layout cuts it (cut.c), the
- * reduce-scatter of partial products (reduce.c) and the multiplication whose
- * slabs are made of the owners' pieces (pieces.c).
+ * reduce-scatter of partial products (reduce.c), what a product of one
+ * triangle changes (sym.c) and the multiplication whose slabs are made of
+ * the owners' pieces (pieces.c).
  */
 #ifndef CS_ENGINE_MATMUL_MATMUL_INT_H
 #define CS_ENGINE_MATMUL_MATMUL_INT_H
@@ -50,6 +51,18 @@ void cs_eng_mm_reduce_scatter(const cs_eng_mm_rs_t *rs, int64_t *bytes_recv,
 /* The ring a rank whose own part has mine bytes needs, of nparts parts. */
 int64_t cs_eng_mm_reduce_ring(int64_t chunk_bytes, int64_t esize, int64_t mine,
                               int nparts);
+
+/* ------------------------------------------------------------ triangle */
+
+/* Flops of a local product of m x n x k under op: 8 m n k for complex, 2
+ * for real; op->uplo (one triangle, m = n): (n + 1) n k, 4 for complex,
+ * as ?syrk and ?herk count (sym.c). */
+double cs_eng_mm_flops(const cs_eng_mm_op_t *op, int64_t m, int64_t n,
+                       int64_t k);
+
+/* The mask (cs_eng_mask_t) of the exchange that writes the whole sub(C)
+ * from (0, 0): op->uplo's triangle, else none. */
+int cs_eng_mm_mask(const cs_eng_mm_op_t *op);
 
 /* ------------------------------------------------------------ pieces */
 

@@ -253,6 +253,7 @@ static cs_status_t plan_copy(const cs_eng_layout_t *src,
     if (axpby) {
         memcpy(o.alpha, op->alpha, sizeof(o.alpha));
         memcpy(o.beta, op->beta, sizeof(o.beta));
+        o.mask = cs_eng_mm_mask(op); /* C out: the whole sub(C) at (0, 0) */
     }
     return cs_eng_plan_create_bounded(src, dst, &o, me, ws_max, plan_p);
 }
@@ -422,7 +423,9 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0)) ||
         (op->inplace &&
          ((op->inplace != 'A' && op->inplace != 'B') || s.pm != 1 ||
-          s.pn != 1 || !inplace_fits(op, inplace_layout(op, la, lb))))) {
+          s.pn != 1 || !inplace_fits(op, inplace_layout(op, la, lb)))) ||
+        (op->uplo && ((op->uplo != 'U' && op->uplo != 'L') || s.pm != 1 ||
+                      s.pn != 1 || op->m != op->n))) {
         return CS_ERR_UNSUPPORTED;
     }
     cs_eng_mm_t *mm = calloc(1, sizeof(*mm));
@@ -769,7 +772,6 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
         cs_eng_fatal("matmul: out of memory for %lld requests",
                      (long long)nreq);
     }
-    int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
     cs_status_t rc = CS_OK;
     cs_eng_stats_t v;
     int started = 0; /* C_ij holds a product (else it is summed from 0) */
@@ -799,7 +801,8 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
         if (mm->mi > 0 && mm->nj > 0 && ch->kl > 0) {
             /* an operand read in place: its chunk where it lies */
             int ia = mm->op.inplace == 'A', ib = mm->op.inplace == 'B';
-            gemm(gemm_ctx, mm->op.transa, mm->op.transb, mm->mi, mm->nj, ch->kl,
+            gemm(gemm_ctx, mm->op.uplo, mm->op.transa, mm->op.transb, mm->mi,
+                 mm->nj, ch->kl,
                  ia ? (const char *)a + ch->ioff * es : abuf,
                  ia ? mm->ild : cs_eng_max64(ch->a.rows, 1),
                  ib ? (const char *)b + ch->ioff * es : bbuf,
@@ -807,8 +810,7 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
                  cs_eng_max64(mm->mi, 1));
             started = 1;
         }
-        st->flops += (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj *
-                     (double)ch->kl;
+        st->flops += cs_eng_mm_flops(&mm->op, mm->mi, mm->nj, ch->kl);
         double u2 = MPI_Wtime();
         st->t_in += u1 - u0;
         st->t_mul += u2 - u1;
@@ -818,16 +820,15 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
          * indices adds zeros to the sums */
         double u1 = MPI_Wtime();
         if (mm->op.kl > 0) {
-            gemm(gemm_ctx, mm->op.transa, mm->op.transb, mm->mi, mm->nj,
-                 mm->op.kl, (const char *)a + mm->op.a_off * es,
+            gemm(gemm_ctx, mm->op.uplo, mm->op.transa, mm->op.transb, mm->mi,
+                 mm->nj, mm->op.kl, (const char *)a + mm->op.a_off * es,
                  cs_eng_max64(mm->op.lda, 1),
                  (const char *)b + mm->op.b_off * es,
                  cs_eng_max64(mm->op.ldb, 1), 0, cij, cs_eng_max64(mm->mi, 1));
         } else {
             memset(cij, 0, (size_t)(mm->mi * mm->nj * es));
         }
-        st->flops = (cplx ? 8.0 : 2.0) * (double)mm->mi * (double)mm->nj *
-                    (double)mm->op.kl;
+        st->flops = cs_eng_mm_flops(&mm->op, mm->mi, mm->nj, mm->op.kl);
         st->t_mul = MPI_Wtime() - u1;
     }
     if (!mm->op.direct && !started) {

@@ -198,7 +198,8 @@ static cs_status_t out_plan(cs_eng_mm_pieces_t *g, const cs_eng_layout_t *la,
                          .jb = op->jc,
                          .esize = op->esize,
                          .type = op->type,
-                         .axpby = 1};
+                         .axpby = 1,
+                         .mask = cs_eng_mm_mask(op)};
         memcpy(o.alpha, op->alpha, sizeof(o.alpha));
         memcpy(o.beta, op->beta, sizeof(o.beta));
         st = cs_eng_plan_create_bounded(&l, lc, &o, g->me, ws_max, &g->out);
@@ -547,7 +548,6 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
         cs_eng_fatal("matmul: MPI datatype of an element failed");
     }
     char *cp = (char *)buf + g->off_c * es;
-    int cplx = op->type == CS_ENG_T_C || op->type == CS_ENG_T_Z;
     double t0 = MPI_Wtime();
     post(&r, 0);
     for (int ch = 0; ch < g->nchunk; ch++) {
@@ -572,14 +572,14 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
                 continue;
             }
             double v0 = MPI_Wtime();
-            gemm(gemm_ctx, op->transa, op->transb, m, n, s1 - s0,
+            gemm(gemm_ctx, op->uplo, op->transa, op->transb, m, n, s1 - s0,
                  sa + (ka ? s0 : s0 * m) * es, ka ? kc : m,
                  sb + (kb ? s0 : s0 * n) * es, kb ? kc : n, ch > 0 || s0 > 0,
                  cp, m);
             st->t_mul += MPI_Wtime() - v0;
             progress(&r);
         }
-        st->flops += (cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)kc;
+        st->flops += cs_eng_mm_flops(op, m, n, kc);
     }
     double t2 = MPI_Wtime();
     (void)t0;

@@ -1,6 +1,7 @@
 /*
- * shim/gemm/blas.c - the application's own ?gemm_ for the local products
- * of p?gemm's engine path (gemm_int.h).
+ * shim/gemm/blas.c - the application's own ?gemm_ (?syrk_, ?herk_) for
+ * the local products of the engine path of p?gemm (p?syrk, p?herk)
+ * (gemm_int.h).
  *
  * RATIONALE: the shim links no BLAS.  The one the application loaded
  * (OpenBLAS, MKL, BLIS...) is found by name in the process, as PBLAS's
@@ -20,30 +21,90 @@ typedef void (*cs_fgemm_t)(const char *, const char *, const cs_fint *,
                            const cs_fint *, const void *, void *,
                            const cs_fint *, size_t, size_t);
 
-static _Atomic(void *) cs_gemm_fn[4];
-static atomic_int cs_gemm_tried[4];
+typedef void (*cs_fsyrk_t)(const char *, const char *, const cs_fint *,
+                           const cs_fint *, const void *, const void *,
+                           const cs_fint *, const void *, void *,
+                           const cs_fint *, size_t, size_t);
 
-static int type_index(char type)
+/* ?gemm_, ?syrk_, ?herk_ (c and z only) of each type, looked up once */
+static _Atomic(void *) cs_blas_fn[3][4];
+static atomic_int cs_blas_tried[3][4];
+
+static void *lookup(int which, char type)
 {
-    return type == 's' ? 0 : type == 'd' ? 1 : type == 'c' ? 2 : 3;
+    static const char *const names[3][4] = {
+        {"sgemm_", "dgemm_", "cgemm_", "zgemm_"},
+        {"ssyrk_", "dsyrk_", "csyrk_", "zsyrk_"},
+        {NULL, NULL, "cherk_", "zherk_"}};
+    int t = type == 's' ? 0 : type == 'd' ? 1 : type == 'c' ? 2 : 3;
+    if (!names[which][t]) {
+        return NULL;
+    }
+    if (!atomic_load(&cs_blas_tried[which][t])) {
+        /* two threads may both look: they find the same symbol */
+        atomic_store(&cs_blas_fn[which][t],
+                     dlsym(RTLD_DEFAULT, names[which][t]));
+        atomic_store(&cs_blas_tried[which][t], 1);
+    }
+    return atomic_load(&cs_blas_fn[which][t]);
 }
 
 void *cs_shim_gemm_blas(char type)
 {
-    static const char *const names[4] = {"sgemm_", "dgemm_", "cgemm_",
-                                         "zgemm_"};
-    int t = type_index(type);
-    if (!atomic_load(&cs_gemm_tried[t])) {
-        /* two threads may both look: they find the same symbol */
-        atomic_store(&cs_gemm_fn[t], dlsym(RTLD_DEFAULT, names[t]));
-        atomic_store(&cs_gemm_tried[t], 1);
-    }
-    return atomic_load(&cs_gemm_fn[t]);
+    return lookup(0, type);
 }
 
-void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
-                        int64_t k, const void *a, int64_t lda, const void *b,
-                        int64_t ldb, int accumulate, void *c, int64_t ldc)
+void *cs_shim_gemm_blas_sym(char type, int herk)
+{
+    return lookup(herk ? 2 : 1, type);
+}
+
+/* c's other triangle from uplo's: c(j, i) = c(i, j), conjugated for a
+ * Hermitian c, whose diagonal is made real (as ?herk leaves it). */
+#define CS_MIRROR(T, reals)                                                    \
+    do {                                                                       \
+        T *e = c;                                                              \
+        for (int64_t j = 0; j < n; j++) {                                      \
+            for (int64_t i = j + 1; i < n; i++) {                              \
+                int64_t from = up ? j + i * ldc : i + j * ldc;                 \
+                int64_t to = up ? i + j * ldc : j + i * ldc;                   \
+                for (int r = 0; r < (reals); r++) {                            \
+                    e[to * (reals) + r] = e[from * (reals) + r];               \
+                }                                                              \
+                if ((reals) == 2 && herk) {                                    \
+                    e[to * 2 + 1] = -e[to * 2 + 1];                            \
+                }                                                              \
+            }                                                                  \
+            if ((reals) == 2 && herk) {                                        \
+                e[(j + j * ldc) * 2 + 1] = 0;                                  \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+static void mirror(char type, char uplo, int herk, int64_t n, void *c,
+                   int64_t ldc)
+{
+    int up = uplo == 'U';
+    switch (type) {
+    case 's':
+        CS_MIRROR(float, 1);
+        break;
+    case 'd':
+        CS_MIRROR(double, 1);
+        break;
+    case 'c':
+        CS_MIRROR(float, 2);
+        break;
+    default:
+        CS_MIRROR(double, 2);
+        break;
+    }
+}
+
+void cs_shim_gemm_local(void *ctx, char uplo, char ta, char tb, int64_t m,
+                        int64_t n, int64_t k, const void *a, int64_t lda,
+                        const void *b, int64_t ldb, int accumulate, void *c,
+                        int64_t ldc)
 {
     const cs_shim_gemm_blas_t *bl = ctx;
     static const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
@@ -52,10 +113,22 @@ void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
     /* the dimensions fit: the caller checked them against cs_fint */
     cs_fint fm = (cs_fint)m, fn = (cs_fint)n, fk = (cs_fint)k;
     cs_fint fa = (cs_fint)lda, fb = (cs_fint)ldb, fc = (cs_fint)ldc;
+    /* complex {1, 0} and {0, 0} start with the real 1 and 0 ?herk takes */
     const void *alpha = single ? (const void *)fone : (const void *)one;
     const void *beta = accumulate ? alpha
                        : single   ? (const void *)fzero
                                   : (const void *)zero;
-    ((cs_fgemm_t)bl->fn)(&ta, &tb, &fm, &fn, &fk, alpha, a, &fa, b, &fb,
-                         beta, c, &fc, 1, 1);
+    if (!uplo) {
+        ((cs_fgemm_t)bl->fn)(&ta, &tb, &fm, &fn, &fk, alpha, a, &fa, b, &fb,
+                             beta, c, &fc, 1, 1);
+        return;
+    }
+    /* op(a) op(a)^T (^H): op(a) is n x k, b is a again */
+    (void)b;
+    (void)ldb;
+    int herk = ta == 'C' || tb == 'C';
+    char tr = ta == 'N' ? 'N' : herk ? 'C' : 'T';
+    ((cs_fsyrk_t)bl->sym)(&uplo, &tr, &fn, &fk, alpha, a, &fa, beta, c, &fc, 1,
+                          1);
+    mirror(bl->type, uplo, herk, n, c, ldc);
 }

@@ -15,15 +15,21 @@
  * name, in the process); NULL when the process has none.  Thread-safe. */
 void *cs_shim_gemm_blas(char type);
 
+/* The application's ?syrk_ (herk = 0) or ?herk_ (c and z); NULL when
+ * the process has none.  Thread-safe. */
+void *cs_shim_gemm_blas_sym(char type, int herk);
+
 /* The local product of the engine (cs_eng_gemm_fn) through the
- * application's ?gemm_: ctx is a cs_shim_gemm_blas_t. */
+ * application's ?gemm_ (fn), or its ?syrk_ or ?herk_ (sym) for one
+ * triangle: ctx is a cs_shim_gemm_blas_t. */
 typedef struct {
-    void *fn;
+    void *fn, *sym;
     char type;
 } cs_shim_gemm_blas_t;
-void cs_shim_gemm_local(void *ctx, char ta, char tb, int64_t m, int64_t n,
-                        int64_t k, const void *a, int64_t lda, const void *b,
-                        int64_t ldb, int accumulate, void *c, int64_t ldc);
+void cs_shim_gemm_local(void *ctx, char uplo, char ta, char tb, int64_t m,
+                        int64_t n, int64_t k, const void *a, int64_t lda,
+                        const void *b, int64_t ldb, int accumulate, void *c,
+                        int64_t ldc);
 
 /* ------------------------------------------------------------ buffer */
 

@@ -1,7 +1,8 @@
 /*
  * shim/gemm/serve.c - serving p?gemm (docs/design.md, "Matrix
  * multiplication"): sub(C) := alpha op(sub(A)) op(sub(B)) + beta sub(C),
- * A, B and C on one context.
+ * A, B and C on one context; and p?syrk, p?herk as the product of sub(A)
+ * with itself of which one triangle of sub(C) is written.
  *
  * COSTA_SHIM_GEMM=off (the default) leaves every call to the real routine.
  * Otherwise the arguments are checked as PBLAS checks them (anything PBLAS
@@ -43,7 +44,7 @@
 #define CS_GEMM_MIN_FLOPS 2e7
 
 /* Ints of the arguments every process must pass alike (params()). */
-#define CS_GEMM_NPAR 45
+#define CS_GEMM_NPAR 46
 
 /* The agreement's own values: the split and the pick as value and
  * complement (equal on every rank exactly when max == ~max(~x)), then
@@ -76,16 +77,15 @@ static void done(void *ctx, const cs_shim_record_t *rec)
 /* One call per thread at a time: its end-of-call context. */
 static __thread done_ctx_t cs_gemm_done;
 
-static int params(const cs_shim_call_t *g, char ta, char tb,
+static int params(const cs_shim_call_t *g, char uplo, char ta, char tb,
+                  const double alpha[2], const double beta[2],
                   const cs_shim_operand_t *x[3], int par[CS_GEMM_NPAR])
 {
     int n = 0;
-    size_t es = cs_shim_routines[g->routine].esize;
-    double sc[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
-    memcpy(sc[0], g->alpha, es);
-    memcpy(sc[1], g->beta, es);
+    double sc[2][2] = {{alpha[0], alpha[1]}, {beta[0], beta[1]}};
     memset(par, 0, CS_GEMM_NPAR * sizeof(int));
     par[n++] = g->routine;
+    par[n++] = uplo;
     par[n++] = ta;
     par[n++] = tb;
     int v[9] = {g->m, g->n, g->k, g->ia, g->ja, g->ix, g->jx, g->ib, g->jb};
@@ -101,7 +101,7 @@ static int params(const cs_shim_call_t *g, char ta, char tb,
     }
     return n;
 }
-_Static_assert(CS_GEMM_NPAR >= 3 + 9 + 8 + 24, "CS_GEMM_NPAR");
+_Static_assert(CS_GEMM_NPAR >= 4 + 9 + 8 + 24, "CS_GEMM_NPAR");
 _Static_assert(CS_SHIM_GEMM_KEY >= CS_GEMM_NPAR + 9 + 4, "a plan's key");
 
 /* Elements each process receives in PBLAS's algorithm, as a model: the
@@ -153,7 +153,7 @@ static int plan_key(const int *par, int npar, const cs_shim_operand_t *x[3],
     int n = 0;
     memcpy(key, par, (size_t)npar * sizeof(int));
     n += npar;
-    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p,  q,
+    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p,    q,
                me,        s.pm,      s.pn,      s.pk, inplace};
     memcpy(key + n, v, sizeof(v));
     n += (int)(sizeof(v) / sizeof(int));
@@ -262,7 +262,11 @@ static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
                 cs_shim_record_t *rec, cs_shim_trace_t *tr)
 {
     const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
-    cs_shim_gemm_blas_t bl = {cs_shim_gemm_blas(rt->type), rt->type};
+    cs_shim_gemm_blas_t bl = {cs_shim_gemm_blas(rt->type),
+                              rt->family == CS_SHIM_FAM_SYRK
+                                  ? cs_shim_gemm_blas_sym(rt->type, rt->conj)
+                                  : NULL,
+                              rt->type};
     cs_eng_exec_opts_t o = j->opts;
     o.peer_group = cs_shim_comm_nodes(comm);
     cs_eng_mm_stats_t st;
@@ -286,6 +290,34 @@ static void run(const cs_shim_call_t *g, prep_t *pr, MPI_Comm comm,
              desc, pr->cached ? "cached" : "new", words, native_words,
              st.t_in * 1e3, st.t_mul * 1e3, st.t_reduce * 1e3, st.t_out * 1e3,
              t > 0 ? st.flops / t * 1e-9 : 0.0);
+}
+
+/* p?herk leaves the diagonal of sub(C) real, also where beta keeps C's
+ * imaginary parts (PBLAS scales C as Hermitian): this rank's elements of
+ * it. */
+static void real_diagonal(const cs_shim_call_t *g, const cs_shim_operand_t *xc,
+                          int p, int q, int myr, int myc)
+{
+    int single = cs_shim_routines[g->routine].type == 'c';
+    for (int64_t d = 0; d < g->n; d++) {
+        int64_t gi = g->ib - 1 + d, gj = g->jb - 1 + d;
+        int64_t li =
+            cs_shim_local_extent(gi, xc->mb, xc->imb, xc->rsrc, p, myr);
+        int64_t lj =
+            cs_shim_local_extent(gj, xc->nb, xc->inb, xc->csrc, q, myc);
+        if (cs_shim_local_extent(gi + 1, xc->mb, xc->imb, xc->rsrc, p, myr) ==
+                li ||
+            cs_shim_local_extent(gj + 1, xc->nb, xc->inb, xc->csrc, q, myc) ==
+                lj) {
+            continue; /* not here */
+        }
+        int64_t at = li + lj * (int64_t)xc->lld;
+        if (single) {
+            ((float *)g->b)[2 * at + 1] = 0.0f;
+        } else {
+            ((double *)g->b)[2 * at + 1] = 0.0;
+        }
+    }
 }
 
 /* Where this rank's inner indices of sub(A) and sub(B) already lie in
@@ -360,12 +392,19 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     }
     const cs_shim_routine_t *rt = &cs_shim_routines[g->routine];
     int cplx = rt->type == 'c' || rt->type == 'z';
+    /* p?syrk, p?herk: B is A, op(B) = op(A)^T (^H), one triangle of C */
+    int sym = rt->family == CS_SHIM_FAM_SYRK, herk = sym && rt->conj;
     char ta = (char)toupper((unsigned char)g->trans[0]);
-    char tb = (char)toupper((unsigned char)g->transb[0]);
+    char uplo = sym ? (char)toupper((unsigned char)g->uplo[0]) : 0;
+    char tb = !sym        ? (char)toupper((unsigned char)g->transb[0])
+              : ta != 'N' ? 'N'
+              : herk      ? 'C'
+                          : 'T';
     int arg = CS_SHIM_ARG_OK;
     if ((ta != 'N' && ta != 'T' && ta != 'C') ||
         (tb != 'N' && tb != 'T' && tb != 'C') || g->m < 0 || g->n < 0 ||
-        g->k < 0) {
+        g->k < 0 || (sym && uplo != 'U' && uplo != 'L') ||
+        (sym && cplx && ta == (herk ? 'T' : 'C'))) {
         arg = CS_SHIM_ARG_INVALID;
     }
     /* every caller must be in the grid: PBLAS stops otherwise */
@@ -383,9 +422,13 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         int ra =
             cs_shim_operand_check(g->desca, na ? g->m : g->k, na ? g->k : g->m,
                                   g->ia, g->ja, ctxt, p, q, myr, myc, &xa);
-        int rb =
-            cs_shim_operand_check(g->descx, nb ? g->k : g->n, nb ? g->n : g->k,
-                                  g->ix, g->jx, ctxt, p, q, myr, myc, &xb);
+        int rb = sym ? ra
+                     : cs_shim_operand_check(g->descx, nb ? g->k : g->n,
+                                             nb ? g->n : g->k, g->ix, g->jx,
+                                             ctxt, p, q, myr, myc, &xb);
+        if (sym) {
+            xb = xa;
+        }
         int rc = cs_shim_operand_check(g->descb, g->m, g->n, g->ib, g->jb, ctxt,
                                        p, q, myr, myc, &xc);
         arg = ra > rb ? ra : rb;
@@ -416,8 +459,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     int np = p * q, me = myr * q + myc;
-    double flops =
-        (cplx ? 8.0 : 2.0) * (double)g->m * (double)g->n * (double)g->k;
+    double flops = (cplx ? 8.0 : 2.0) * (double)g->m * (double)g->n *
+                   (double)g->k * (sym ? 0.5 : 1.0);
     int force = cfg->gemm == CS_CFG_GEMM_FORCE;
     if (!force && flops / np < CS_GEMM_MIN_FLOPS) {
         /* decided from M, N, K and the grid, which every process passes
@@ -428,7 +471,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         return;
     }
     if (xa.rsrc < 0 || xa.csrc < 0 || xb.rsrc < 0 || xb.csrc < 0 ||
-        xc.rsrc < 0 || xc.csrc < 0 || !cs_shim_gemm_blas(rt->type)) {
+        xc.rsrc < 0 || xc.csrc < 0 || !cs_shim_gemm_blas(rt->type) ||
+        (sym && !cs_shim_gemm_blas_sym(rt->type, herk))) {
         /* replicated operands; a process without the BLAS routine */
         arg = CS_SHIM_ARG_UNSUPPORTED;
     }
@@ -446,7 +490,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     cs_shim_job_init(&j, rt->lower, comm, cfg, tr);
     const cs_shim_operand_t *x[3] = {&xa, &xb, &xc};
     int par[CS_GEMM_NPAR];
-    int npar = params(g, ta, tb, x, par);
+    int npar = params(g, uplo, ta, tb, alpha, beta, x, par);
     cs_shim_job_identity(&j, par, npar, NULL);
 
     /* the split (the memory left under the cap bounds its buffers) and
@@ -470,6 +514,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                          .transa = cplx || ta != 'C' ? ta : 'T',
                          .transb = cplx || tb != 'C' ? tb : 'T',
                          .chunk_bytes = cfg->test_gemm_chunk,
+                         .uplo = uplo,
                          .alpha = {alpha[0], alpha[1]},
                          .beta = {beta[0], beta[1]}};
     if (arg != CS_SHIM_ARG_OK) {
@@ -485,7 +530,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                                   left < 0 ? -1 : left, &s, &cost) == 0;
         char ip = inplace_of(ta, tb, p, q);
         cs_eng_mm_cost_t ic;
-        if (ip && np > 1 && np <= g->k &&
+        if (ip && !sym && np > 1 && np <= g->k &&
             cs_eng_mm_inplace_cost(g->m, g->n, g->k, np, ip, rt->esize,
                                    left < 0 ? -1 : left, &ic) == 0 &&
             (!fit || ic.words < cost.words)) {
@@ -497,14 +542,18 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         if (pieces_fit(ta, tb, p, q) && np > 1 && np <= g->k &&
             cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, rt->esize,
                                   left < 0 ? -1 : left, &ic) == 0 &&
-            (!fit || ic.words <= cost.words)) {
+            (sym || !fit || ic.words <= cost.words)) {
             op.inplace = 0;
             op.pieces = 1;
             s = (cs_eng_mm_split_t){1, 1, np};
             cost = ic;
             fit = 1;
         }
-        if (!fit) {
+        if (sym && !op.pieces) {
+            /* one triangle needs the split 1 x 1 x P, which the grid's
+             * one dimension gives (direct or pieces) */
+            cs_shim_job_refuse(&j, CS_SHIM_V_UNSUPPORTED);
+        } else if (!fit) {
             cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);
         }
     }
@@ -559,6 +608,9 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
         snprintf(tr->grid_a, sizeof(tr->grid_a), "%dx%d", p, q);
         snprintf(tr->grid_b, sizeof(tr->grid_b), "%dx%d", p, q);
         run(g, &pr, comm, &j, cost.words, native_words, rec, tr);
+        if (herk) {
+            real_diagonal(g, &xc, p, q, myr, myc);
+        }
     } else if (same && !engine && same_pair(all, X_PICK, X_PICK_NOT, 1)) {
         rec->reason = CS_SHIM_REASON_NATIVE_FASTER;
         snprintf(tr->gemm, sizeof(tr->gemm), "gemm:native(%s)",

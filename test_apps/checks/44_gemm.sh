@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_apps/checks/44_gemm.sh - p?gemm (psgemm_, pdgemm_, pcgemm_, pzgemm_)
-# natively and under the shim, on 1..4 ranks, checked against the error
-# bound of the engine path (gemm_sweep).
+# and p?syrk, p?herk (gemm_sweep --sym) natively and under the shim, on
+# 1..4 ranks, checked against the error bound of the engine path
+# (gemm_sweep).
 #
 # The shim's engine sums in another order than PBLAS, so the results are
 # not compared between runs: each run checks itself (gemm_sweep: sub(C)
@@ -23,7 +24,11 @@
 # the local products accumulating over them), two with --aligned (inner
 # dimensions distributed alike on P x 1 or 1 x Q grids: the engine's
 # direct path, A and B not moved), and one runs on 2
-# emulated nodes of 2 ranks (test_apps/lib/mpiexec_nodes.sh).  Runs with
+# emulated nodes of 2 ranks (test_apps/lib/mpiexec_nodes.sh).  The --sym
+# runs call p?syrk and p?herk instead: one triangle of sub(C) within the
+# bound, the other bit-unchanged, p?herk's diagonal real; the calls on
+# grids that are not 1 x Q or P x 1 (or with K below P Q) fall back
+# (unsupported, counted by the sweep as calls_declined).  Runs with
 # more ranks than cores use yield_preload.so (after the shim).  Before
 # all that, gemm_sweep --inject must fail each of its checks once (a
 # sweep whose checks cannot fail proves nothing).
@@ -50,18 +55,21 @@ mult=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && mult=4
 expect_engine=${CS_GEMM_EXPECT_ENGINE:-1}
 stats_py=$here/../lib/check_stats.py
-# p?gemm in every spelling the report may use
-routine_re='^p[sdcz]gemm_?$'
+# p?gemm in every spelling the report may use (ROUTINE_RE: the --sym runs')
+gemm_re='^p[sdcz]gemm_?$'
+sym_re='^p[sdcz](syrk|herk)_?$'
 fails=0
 total_cfg=0
 
 # the checks can fail: one deliberate corruption of each kind
-for w in c o a b g; do
+for w in c o a b g c-sym o-sym; do
     d=$CS_OUT/inject-$w
     mkdir -p "$d"
     rc=0
+    sym=()
+    [ "${w#*-}" = sym ] && sym=(--sym)
     timeout -k 10 120 "$MPIEXEC" -n 2 "$app" --seed 4400 --count 10 \
-        --inject "$w" > "$d/out" 2> "$d/err" || rc=$?
+        --inject "${w%-sym}" "${sym[@]}" > "$d/out" 2> "$d/err" || rc=$?
     if [ "$rc" -ne 0 ] && grep -q '^cs_test: FAILED' "$d/out" &&
        grep -q 'FAIL: cfg' "$d/err"; then
         cs_report ok "--inject $w: caught ($(grep -m1 'FAIL: cfg' "$d/err" | cut -c1-90))"
@@ -111,24 +119,26 @@ run_pair() {
        ! cmp -s "$dir/native.calls" "$dir/shim.calls"; then
         bad+=("calls lines differ")
     fi
-    local calls nowork local_ repl
+    local calls nowork local_ repl declined
     calls=$(cs_sum_field calls "$dir/native.out")
+    declined=$(cs_sum_field calls_declined "$dir/native.out")
     nowork=$(cs_sum_field calls_no_work "$dir/native.out")
     local_=$(cs_sum_field calls_local "$dir/native.out")
     repl=$(cs_sum_field calls_replicated "$dir/native.out")
     local expect=()
     if [ "$mode" = force ]; then
-        expect=(--expect-engine-calls "$((calls - nowork - local_ - repl))"
+        expect=(--expect-engine-calls "$((calls - nowork - local_ - repl - declined))"
                 --expect-none-calls "$nowork" --no-fallback
-                --expect-fallback "native_faster=$local_,unsupported=$repl")
+                --expect-fallback "native_faster=$local_,unsupported=$((repl + declined))")
     else
         expect=(--expect-engine-calls 0 --expect-none-calls 0 --no-fallback
                 --expect-passthrough "gemm_off=$calls")
     fi
     [ "$expect_engine" = 1 ] || expect=()
-    if ! "$PYTHON" "$stats_py" "$dir/stats" --routine-regex "$routine_re" \
+    if ! "$PYTHON" "$stats_py" "$dir/stats" \
+            --routine-regex "${ROUTINE_RE:-$gemm_re}" \
             "${expect[@]}" > "$dir/stats.txt" 2>&1; then
-        bad+=("shim statistics (calls $calls: no_work $nowork, local $local_, replicated $repl)")
+        bad+=("shim statistics (calls $calls: no_work $nowork, local $local_, replicated $repl, declined $declined)")
     fi
     local worst
     worst=$(sed -n 's/.*largest error \/ bound \([^,]*\),.*/\1/p' "$dir/shim.err")
@@ -165,6 +175,16 @@ SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \
     run_pair chunks-np2 2 $((200 * mult)) 4442 force
 SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \
     run_pair chunks-np4 4 $((120 * mult)) 4444 force
+# p?syrk and p?herk: one triangle written
+export ROUTINE_RE=$sym_re
+run_pair sym-np1 1 $((200 * mult)) 4461 force --sym
+run_pair sym-np2 2 $((300 * mult)) 4462 force --sym
+run_pair sym-np3 3 $((200 * mult)) 4463 force --sym
+run_pair sym-np4 4 $((200 * mult)) 4464 force --sym
+run_pair sym-off-np2 2 $((100 * mult)) 4465 off --sym
+SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \
+    run_pair sym-chunks-np2 2 $((150 * mult)) 4466 force --sym
+unset ROUTINE_RE
 # 2 emulated nodes of 2 ranks: the grids span the nodes
 export CS_NODES_FLAVOUR=${CS_MPI:-mpich} CS_NODES_MPIEXEC=$MPIEXEC
 CS_NODE_SIZE=2 LAUNCH=$here/../lib/mpiexec_nodes.sh \

@@ -6,9 +6,10 @@
 # ScaLAPACK checks its results with its own residual tests, a judge of
 # the engine's p?gemm that owes nothing to this project.  Run from a
 # folder holding its input (trimmed copies in data/scalapack_testers/):
-#   * the level-3 PBLAS testers ?pb3tst, P?GEMM only (error exits
-#     included, TRANS N/T/C, K = 0, first blocks, RSRC or CSRC = -1), on
-#     2 and 4 ranks;
+#   * the level-3 PBLAS testers ?pb3tst, P?GEMM, P?SYRK and P?HERK only
+#     (error exits included, TRANS N/T/C, K = 0, first blocks, RSRC or
+#     CSRC = -1), on 2 and 4 ranks (p?syrk and p?herk must also reach the
+#     engine at least once);
 #   * the LU testers x?lu (s, d, c, z), the symmetric eigensolver testers
 #     x?sep (d, z; s, c too with CS_CHECK_FULL=1) and the SVD testers
 #     x?svd (s, d), which call p?gemm inside ScaLAPACK, on 2 ranks (2 and
@@ -119,10 +120,20 @@ run_tester() {
             > "$dir/stats.txt" 2>&1; then
         bad+=("shim statistics: $(grep -m1 'FAIL' "$dir/stats.txt")")
     fi
-    local eng
+    local eng eng_sym=""
     eng=$(sed -n 's/.*engine calls matching .*: \([0-9]*\),.*/\1/p' "$dir/stats.txt")
+    if [ "$kind" = pblas ]; then
+        # the testers' P?SYRK and P?HERK, on grids 1 x 2 and 2 x 1
+        if ! "$PYTHON" "$stats_py" "$dir/shim/stats" \
+                --routine-regex '^p[sdcz](syrk|herk)_?$' "${expect[@]}" \
+                > "$dir/stats_sym.txt" 2>&1; then
+            bad+=("shim statistics (syrk, herk): $(grep -m1 'FAIL' "$dir/stats_sym.txt")")
+        fi
+        eng_sym=$(sed -n 's/.*engine calls matching .*: \([0-9]*\),.*/\1/p' "$dir/stats_sym.txt")
+        eng_sym=", ${eng_sym:-?} p?syrk/p?herk"
+    fi
     if [ "${#bad[@]}" -eq 0 ]; then
-        cs_report ok "$name: ${got[0]}, ${got[1]}; ${eng:-?} p?gemm engine calls"
+        cs_report ok "$name: ${got[0]}, ${got[1]}; ${eng:-?} p?gemm$eng_sym engine calls"
     else
         cs_report FAIL "$name: $(IFS=';'; echo "${bad[*]}")"
         for mode in native shim; do

@@ -40,6 +40,15 @@
  *   gemm_sweep --seed S --count N [--start K] [--types sdcz] [--replicated]
  *              [--aligned] [--inject c|o|a|b|g] [--verbose]
  *
+ * --sym: p{s,d,c,z}syrk_ and p{c,z}herk_ instead (the same operand
+ * twice: C := alpha op(A) op(A)^T (^H) + beta C on the triangle UPLO of
+ * sub(C), N x N; TRANS N/T (syrk; C also for the real types) or N/C
+ * (herk, whose alpha and beta are real); the other triangle and, for
+ * herk, the imaginary parts of the diagonal checked exactly (unchanged,
+ * zero).  No B: --inject b is --inject a.  The calls the engine path
+ * declines on grids with both dimensions above 1, or with fewer inner
+ * indices than processes, are counted apart (calls_declined).
+ *
  * --inject: self-test of the checks: after the first call where rank 0
  * can, set one element of its sub(C) to twice the bound off (c), or
  * change one bit of an element of C outside sub(C) or of its padding (o),
@@ -53,7 +62,9 @@
  * beta = 1: PBLAS's quick return, path none),
  * "calls_local <r> <count>" (the other calls with K = 0 or alpha = 0:
  * PBLAS only scales sub(C); fallback native_faster), "calls_replicated <r> <count>"
- * (the others with an operand's RSRC or CSRC = -1: fallback unsupported);
+ * (the others with an operand's RSRC or CSRC = -1: fallback unsupported),
+ * "calls_declined <r> <count>" (--sym: the others on a grid that is not
+ * 1 x Q or P x 1, or with K below P Q: fallback unsupported);
  * on stderr the largest error / bound ratio seen; then "cs_test: OK" when
  * every rank passed.
  */
@@ -83,6 +94,19 @@ GEMM_PROTO(pdgemm_, double);
 GEMM_PROTO(pcgemm_, float);
 GEMM_PROTO(pzgemm_, double);
 
+/* p?syrk_, p?herk_ (herk: alpha and beta real) */
+#define SYRK_PROTO(name, T, S)                                                \
+    void name(const char *, const char *, const int *, const int *,          \
+              const S *, const T *, const int *, const int *, const int *,    \
+              const S *, T *, const int *, const int *, const int *, size_t,  \
+              size_t)
+SYRK_PROTO(pssyrk_, float, float);
+SYRK_PROTO(pdsyrk_, double, double);
+SYRK_PROTO(pcsyrk_, float, float);
+SYRK_PROTO(pzsyrk_, double, double);
+SYRK_PROTO(pcherk_, float, float);
+SYRK_PROTO(pzherk_, double, double);
+
 /* descriptor indices: DTYPE 2 (11 entries) and DTYPE 1 (9 entries) */
 enum { D2_DTYPE, D2_CTXT, D2_M, D2_N, D2_IMB, D2_INB, D2_MB, D2_NB, D2_RSRC,
        D2_CSRC, D2_LLD };
@@ -91,8 +115,9 @@ enum { D1_DTYPE, D1_CTXT, D1_M, D1_N, D1_MB, D1_NB, D1_RSRC, D1_CSRC,
 
 /* ---- globals (g_rank, g_np, g_sysctx, g_fail: cs_sweep.h) ---- */
 /* calls this rank made, and the classes the shim reports apart */
-static long g_calls, g_calls_nowork, g_calls_local, g_calls_repl;
-static int g_verbose, g_replicated, g_aligned;
+static long g_calls, g_calls_nowork, g_calls_local, g_calls_repl,
+    g_calls_declined;
+static int g_verbose, g_replicated, g_aligned, g_sym;
 static char g_inject;      /* --inject: what to corrupt, 0 for nothing */
 static int g_injected;     /* the corruption has been made */
 static double g_worst;     /* largest |error| / bound seen on this rank */
@@ -261,7 +286,7 @@ static void draw_mat(rng_t *r, mat_t *a, int m, int n, const grid_t *g)
  * Inf there when nonfinite.
  */
 static void setup_local(mat_t *a, const grid_t *g, int which, char t, int k,
-                        int sm, int sn, int nonfinite)
+                        int sm, int sn, int nonfinite, char uplo)
 {
     size_t es = elsize(t);
     int *d = a->desc;
@@ -300,10 +325,16 @@ static void setup_local(mat_t *a, const grid_t *g, int which, char t, int k,
             int gi = a->rmap[li], si = gi - (a->I - 1);
             unsigned char *e = a->buf + ((size_t)lj * a->lld + li) * es;
             int in_sub = si >= 0 && si < sm && sj >= 0 && sj < sn;
+            /* PBLAS's p?syrk passes the other triangle of its diagonal
+             * blocks through arithmetic (a signalling NaN comes back
+             * quiet): finite values there */
+            char u = (char)toupper((unsigned char)uplo);
+            int other = in_sub && ((u == 'U' && si > sj) ||
+                                   (u == 'L' && si < sj));
             for (int p = 0; p < nparts(t); p++) {
                 if (which != W_C)
                     put_part(t, e, p, gen_value(t, which, gi, gj, k, p));
-                else if (in_sub && nonfinite)
+                else if (in_sub && nonfinite && !other)
                     put_bits(t, e, p, elem_hash(W_C, gi, gj, k, p), 1);
                 else if (in_sub)
                     put_part(t, e, p, gen_value(t, W_C, gi, gj, k, p));
@@ -335,6 +366,8 @@ typedef struct {
     int m, n, kk;
     double al[2], be[2]; /* rounded to float for the single types */
     int nonfinite;   /* sub(C) holds NaN / Inf (beta = 0) */
+    int herk;        /* --sym: p?herk (else p?syrk) */
+    char uplo;       /* --sym: UPLO as passed; 0: p?gemm */
     int repl;        /* some operand has RSRC or CSRC = -1 */
     int gsub;        /* the grid is over a subset of the ranks */
     grid_t g;
@@ -409,12 +442,32 @@ static void replicate_sources(cfg_t *c, rng_t *r)
                    &c->b.CSRC, &c->c.RSRC, &c->c.CSRC};
     int any = 0;
     for (int s = 0; s < 6; s++)
-        if (chance(r, 30)) {
+        if (chance(r, 30) && !(c->uplo && (s == 2 || s == 3))) {
             *src[s] = -1;
             any = 1;
         }
     if (!any)
-        *src[rnd(r, 6)] = -1;
+        *src[c->uplo ? 4 : rnd(r, 6)] = -1;
+}
+
+/* --sym: p?herk for half the complex configs, UPLO, TRANS (N/T, or N/C for
+ * herk; real syrk also C), N = M, real alpha and beta for herk; op(B) is
+ * op(A)^T (^H) */
+static void draw_sym(cfg_t *c, rng_t *r)
+{
+    c->herk = is_cplx(c->t) && chance(r, 50);
+    c->uplo = "ULul"[chance(r, 85) ? rnd(r, 2) : 2 + rnd(r, 2)];
+    const char *trs = c->herk ? "NCnc" : is_cplx(c->t) ? "NTnt" : "NTCntc";
+    int ntr = (int)strlen(trs) / 2;
+    c->ta = trs[chance(r, 85) ? rnd(r, ntr) : ntr + rnd(r, ntr)];
+    c->opa = op_of(c->ta, c->t);
+    c->opb = c->opa ? 0 : c->herk ? 2 : 1;
+    c->tb = "NTC"[c->opb];
+    c->n = c->m;
+    if (c->herk) {
+        c->al[1] = c->be[1] = 0;
+        c->nonfinite = c->be[0] == 0 && chance(r, 75);
+    }
 }
 
 static void draw_config(uint64_t seed, int k, const char *types, cfg_t *c,
@@ -448,6 +501,8 @@ static void draw_config(uint64_t seed, int k, const char *types, cfg_t *c,
         c->opa = op_of(c->ta, c->t);
         c->opb = op_of(c->tb, c->t);
     }
+    if (g_sym)
+        draw_sym(c, r);
     draw_mat(r, &c->a, c->opa ? c->kk : c->m, c->opa ? c->m : c->kk, &c->g);
     draw_mat(r, &c->b, c->opb ? c->n : c->kk, c->opb ? c->kk : c->n, &c->g);
     if (g_aligned && c->opa && !c->opb) {
@@ -480,9 +535,11 @@ static void draw_config(uint64_t seed, int k, const char *types, cfg_t *c,
 static void describe(const cfg_t *c, char *s, size_t len)
 {
     int o = snprintf(s, len,
-                     "cfg %d: p%cgemm_ transa=%c transb=%c m=%d n=%d k=%d "
-                     "alpha=(%g,%g) beta=(%g,%g)%s | grid %s %dx%d ldu=%d "
-                     "procs=", c->k, c->t, c->ta, c->tb, c->m, c->n, c->kk,
+                     "cfg %d: p%c%s_ uplo=%c transa=%c transb=%c m=%d n=%d "
+                     "k=%d alpha=(%g,%g) beta=(%g,%g)%s | grid %s %dx%d "
+                     "ldu=%d procs=", c->k, c->t,
+                     !c->uplo ? "gemm" : c->herk ? "herk" : "syrk",
+                     c->uplo ? c->uplo : '-', c->ta, c->tb, c->m, c->n, c->kk,
                      c->al[0], c->al[1], c->be[0], c->be[1],
                      c->nonfinite ? " C0=nan/inf" : "",
                      meth_name[c->g.method], c->g.P, c->g.Q, c->g.ldu);
@@ -503,9 +560,43 @@ static void describe(const cfg_t *c, char *s, size_t len)
 /* =================================================================== */
 /* the call                                                             */
 /* =================================================================== */
+/* --sym: the p?syrk_ or p?herk_ of the config */
+static void call_sym(cfg_t *c)
+{
+    int n = c->n, kk = c->kk, ia = c->a.I, ja = c->a.J, ic = c->c.I,
+        jc = c->c.J;
+    float fa[2] = {(float)c->al[0], (float)c->al[1]};
+    float fb[2] = {(float)c->be[0], (float)c->be[1]};
+    char up[2] = {c->uplo, 0}, tr[2] = {c->ta, 0};
+    const int *dA = c->a.desc, *dC = c->c.desc;
+    void *a = c->a.buf, *cc = c->c.buf;
+    if (c->t == 's')
+        pssyrk_(up, tr, &n, &kk, fa, a, &ia, &ja, dA, fb, cc, &ic, &jc, dC, 1,
+                1);
+    else if (c->t == 'd')
+        pdsyrk_(up, tr, &n, &kk, c->al, a, &ia, &ja, dA, c->be, cc, &ic, &jc,
+                dC, 1, 1);
+    else if (c->t == 'c' && c->herk)
+        pcherk_(up, tr, &n, &kk, fa, a, &ia, &ja, dA, fb, cc, &ic, &jc, dC, 1,
+                1);
+    else if (c->t == 'c')
+        pcsyrk_(up, tr, &n, &kk, fa, a, &ia, &ja, dA, fb, cc, &ic, &jc, dC, 1,
+                1);
+    else if (c->herk)
+        pzherk_(up, tr, &n, &kk, c->al, a, &ia, &ja, dA, c->be, cc, &ic, &jc,
+                dC, 1, 1);
+    else
+        pzsyrk_(up, tr, &n, &kk, c->al, a, &ia, &ja, dA, c->be, cc, &ic, &jc,
+                dC, 1, 1);
+}
+
 static void call_gemm(cfg_t *c)
 {
     int m = c->m, n = c->n, kk = c->kk;
+    if (c->uplo) {
+        call_sym(c);
+        goto count;
+    }
     int ia = c->a.I, ja = c->a.J, ib = c->b.I, jb = c->b.J, ic = c->c.I,
         jc = c->c.J;
     float fa[2] = {(float)c->al[0], (float)c->al[1]};
@@ -534,6 +625,7 @@ static void call_gemm(cfg_t *c)
                 &ic, &jc, dC, 1, 1);
         break;
     }
+count:;
     int a0 = c->al[0] == 0 && c->al[1] == 0;
     int b1 = c->be[0] == 1 && c->be[1] == 0;
     g_calls++;
@@ -543,6 +635,8 @@ static void call_gemm(cfg_t *c)
         g_calls_local++;
     else if (c->repl)
         g_calls_repl++;
+    else if (c->uplo && ((c->g.P > 1 && c->g.Q > 1) || c->g.P * c->g.Q > kk))
+        g_calls_declined++;
 }
 
 /* =================================================================== */
@@ -587,8 +681,13 @@ static void ops_build(const cfg_t *c, ops_t *o)
     for (int l = 0; l < c->kk; l++) {
         for (int i = 0; i < c->m; i++)
             o->a[(size_t)l * c->m + i] = op_elem(c, &c->a, W_A, c->opa, i, l);
-        for (int j = 0; j < c->n; j++)
-            o->b[(size_t)j * c->kk + l] = op_elem(c, &c->b, W_B, c->opb, l, j);
+        for (int j = 0; j < c->n; j++) {
+            cld_t v = c->uplo ? op_elem(c, &c->a, W_A, c->opa, j, l)
+                              : op_elem(c, &c->b, W_B, c->opb, l, j);
+            if (c->uplo && c->herk) /* op(B) = op(A)^H */
+                v.im = -v.im;
+            o->b[(size_t)j * c->kk + l] = v;
+        }
     }
 }
 
@@ -596,6 +695,14 @@ static void ops_free(ops_t *o)
 {
     free(o->a);
     free(o->b);
+}
+
+/* Whether p?herk makes the diagonal of sub(C) real: unless it returns at
+ * once (K = 0 or alpha = 0 with beta = 1). */
+static int real_diag(const cfg_t *c)
+{
+    int quick = (c->kk == 0 || c->al[0] == 0) && c->be[0] == 1;
+    return c->herk && !quick;
 }
 
 /* The exact value (to the reference's precision) of element (si, sj) of
@@ -613,6 +720,8 @@ static cld_t elem_ref(const cfg_t *c, const ops_t *o, int si, int sj,
         sabs += abs1(x) * abs1(y);
     }
     cld_t al = {c->al[0], c->al[1]}, be = {c->be[0], c->be[1]};
+    if (real_diag(c) && si == sj)
+        s.im = 0; /* x conj(x) */
     cld_t ref = cmul(al, s);
     long double bound = abs1(al) * sabs;
     if (c->be[0] != 0 || c->be[1] != 0) { /* beta = 0: C0 is not read */
@@ -624,6 +733,8 @@ static cld_t elem_ref(const cfg_t *c, const ops_t *o, int si, int sj,
         ref.im += bc.im;
         bound += abs1(be) * abs1(c0);
     }
+    if (real_diag(c) && si == sj)
+        ref.im = 0; /* p?herk leaves the diagonal real */
     long double eps = is_single(c->t) ? FLT_EPSILON : DBL_EPSILON;
     *bound_p = bound * 2.0L * (c->kk + 2) * eps;
     return ref;
@@ -643,6 +754,12 @@ static int elem_ok(const cfg_t *c, const ops_t *o, int si, int sj,
         v.im = get_part(c->t, got, 1);
     long double err = fabsl(v.re - ref.re) + fabsl(v.im - ref.im);
     *ratio_p = err == 0 ? 0 : bound > 0 ? (double)(err / bound) : INFINITY;
+    if (real_diag(c) && si == sj && v.im != 0) {
+        if (!quiet)
+            FAILF("cfg %d: sub(C)(%d,%d) = (%.9Lg, %.9Lg): the diagonal of "
+                  "p?herk's C must be real", c->k, si, sj, v.re, v.im);
+        return 0;
+    }
     if (err <= bound) /* false for NaN */
         return 1;
     if (!quiet)
@@ -664,7 +781,16 @@ static long check_unchanged(const cfg_t *c, const mat_t *a, const char *nm)
     return bad;
 }
 
-/* this rank's local C: sub(C) within the bound, the rest unchanged */
+/* Whether element (si, sj) of sub(C) is written: all of it for p?gemm,
+ * the triangle UPLO for p?syrk and p?herk. */
+static int in_triangle(const cfg_t *c, int si, int sj)
+{
+    char u = (char)toupper((unsigned char)c->uplo);
+    return u == 'U' ? si <= sj : u == 'L' ? si >= sj : 1;
+}
+
+/* this rank's local C: sub(C) (its triangle) within the bound, the rest
+ * unchanged */
 static long check_c(const cfg_t *c, const ops_t *o)
 {
     const mat_t *x = &c->c;
@@ -678,7 +804,7 @@ static long check_c(const cfg_t *c, const ops_t *o)
             int gi = li < x->locr ? x->rmap[li] : -1;
             int si = gi - (x->I - 1);
             int in_sub = gi >= 0 && si >= 0 && si < c->m && sj >= 0 &&
-                         sj < c->n;
+                         sj < c->n && in_triangle(c, si, sj);
             double ratio = 0;
             int ok = in_sub ? elem_ok(c, o, si, sj, got, old, bad >= 5,
                                       &ratio)
@@ -703,7 +829,9 @@ static long check_c(const cfg_t *c, const ops_t *o)
 static void inject(cfg_t *c, const ops_t *o)
 {
     size_t es = elsize(c->t);
-    mat_t *x = g_inject == 'a' ? &c->a : g_inject == 'b' ? &c->b : &c->c;
+    mat_t *x = g_inject == 'a' || (g_inject == 'b' && c->uplo) ? &c->a
+               : g_inject == 'b'                             ? &c->b
+                                                             : &c->c;
     if (g_rank != 0 || g_injected || !x->nel)
         return;
     if (g_inject == 'g') {
@@ -719,7 +847,7 @@ static void inject(cfg_t *c, const ops_t *o)
             int gi = li < x->locr ? x->rmap[li] : -1;
             int si = gi - (x->I - 1), sj = x->cmap[lj] - (x->J - 1);
             int in_sub = gi >= 0 && si >= 0 && si < c->m && sj >= 0 &&
-                         sj < c->n;
+                         sj < c->n && in_triangle(c, si, sj);
             if (g_inject == 'c' && in_sub) {
                 /* twice the bound off: the check is that tight */
                 long double bound;
@@ -752,9 +880,10 @@ static void run_config(cfg_t *c)
         describe(c, desc, sizeof desc);
         fprintf(stderr, "%s\n", desc);
     }
-    setup_local(&c->a, &c->g, W_A, c->t, c->k, 0, 0, 0);
-    setup_local(&c->b, &c->g, W_B, c->t, c->k, 0, 0, 0);
-    setup_local(&c->c, &c->g, W_C, c->t, c->k, c->m, c->n, c->nonfinite);
+    setup_local(&c->a, &c->g, W_A, c->t, c->k, 0, 0, 0, 0);
+    setup_local(&c->b, &c->g, W_B, c->t, c->k, 0, 0, 0, 0);
+    setup_local(&c->c, &c->g, W_C, c->t, c->k, c->m, c->n, c->nonfinite,
+                c->uplo);
     if (c->g.myrow >= 0) {
         call_gemm(c);
         ops_t o;
@@ -783,7 +912,7 @@ static void usage(void)
 {
     if (g_rank == 0)
         fprintf(stderr, "usage: gemm_sweep --seed S --count N [--start K] "
-                        "[--types sdcz] [--replicated] [--aligned] "
+                        "[--types sdcz] [--replicated] [--aligned] [--sym] "
                         "[--inject c|o|a|b|g] "
                         "[--verbose]\n");
     MPI_Finalize();
@@ -804,6 +933,8 @@ int main(int argc, char **argv)
             g_replicated = 1;
         else if (!strcmp(argv[i], "--aligned"))
             g_aligned = 1;
+        else if (!strcmp(argv[i], "--sym"))
+            g_sym = 1;
         else if (!strcmp(argv[i], "--inject") && i + 1 < argc &&
                  strlen(argv[i + 1]) == 1 && strchr("coabg", argv[i + 1][0]))
             g_inject = argv[++i][0];
@@ -828,9 +959,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_sweep: --inject %c found nothing to change\n",
                 g_inject);
 
-    enum { NV = 5 };
+    enum { NV = 6 };
     long mine[NV] = {g_calls, g_calls_nowork, g_calls_local, g_calls_repl,
-                     g_fail};
+                     g_calls_declined, g_fail};
     long *all = xmalloc(sizeof(long) * NV * (size_t)g_np);
     MPI_Gather(mine, NV, MPI_LONG, all, NV, MPI_LONG, 0, MPI_COMM_WORLD);
     double worst = 0;
@@ -843,7 +974,8 @@ int main(int argc, char **argv)
             printf("calls_no_work %d %ld\n", p, v[1]);
             printf("calls_local %d %ld\n", p, v[2]);
             printf("calls_replicated %d %ld\n", p, v[3]);
-            tot_fail += v[4];
+            printf("calls_declined %d %ld\n", p, v[4]);
+            tot_fail += v[5];
         }
         fprintf(stderr, "gemm_sweep: %d procs, configs %d..%d%s, %.2f s, "
                         "largest error / bound %.3g, %ld failed checks\n",
