@@ -38,8 +38,8 @@ typedef struct {
     const int64_t *off, *bytes;
     const int *peer;
     int np, me;
-    int type;             /* cs_eng_type_t, for the sum */
-    int64_t esize, reals; /* an element's bytes and real numbers */
+    int type;      /* cs_eng_type_t, for the sum */
+    int64_t esize; /* an element's bytes */
     int64_t chunk_bytes;  /* the multiplication's (cs_eng_mm_op_t) */
     char *ring;
     MPI_Comm comm;

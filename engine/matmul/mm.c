@@ -714,7 +714,6 @@ static void reduce(cs_eng_mm_t *mm, char *cij, char *ring, MPI_Comm comm,
         off[w] = sl->start[w] * col;
         bytes[w] = (sl->start[w + 1] - sl->start[w]) * col;
     }
-    int cplx = mm->op.type == CS_ENG_T_C || mm->op.type == CS_ENG_T_Z;
     cs_eng_mm_rs_t rs = {.cij = cij,
                          .off = off,
                          .bytes = bytes,
@@ -723,7 +722,6 @@ static void reduce(cs_eng_mm_t *mm, char *cij, char *ring, MPI_Comm comm,
                          .me = sl->mine,
                          .type = mm->op.type,
                          .esize = es,
-                         .reals = cplx ? 2 : 1,
                          .chunk_bytes = mm->op.chunk_bytes,
                          .ring = ring,
                          .comm = comm};

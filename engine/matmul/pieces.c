@@ -507,7 +507,6 @@ static void reduce(run_t *r)
         bytes[w] =
             (part(g->op.n, g->np, w + 1) - part(g->op.n, g->np, w)) * m * es;
     }
-    int cplx = g->op.type == CS_ENG_T_C || g->op.type == CS_ENG_T_Z;
     cs_eng_mm_rs_t rs = {.cij = r->buf + g->off_c * es,
                          .off = off,
                          .bytes = bytes,
@@ -516,7 +515,6 @@ static void reduce(run_t *r)
                          .me = g->me,
                          .type = g->op.type,
                          .esize = es,
-                         .reals = cplx ? 2 : 1,
                          .chunk_bytes = g->op.chunk_bytes,
                          .ring = r->buf + g->off_r * es,
                          .comm = r->comm};

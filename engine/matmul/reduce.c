@@ -117,10 +117,11 @@ void cs_eng_mm_reduce_scatter(const cs_eng_mm_rs_t *rs, int64_t *bytes_recv,
         *bytes_sent += rs->bytes[w];
     }
     char *own = rs->cij + rs->off[rs->me];
+    int cplx = rs->type == CS_ENG_T_C || rs->type == CS_ENG_T_Z;
     for (int64_t i = 0; i < nrecv; i++) {
         check(MPI_Wait(&rq[i % 2], MPI_STATUS_IGNORE), "Wait");
         int64_t off = i % nsub * slot, len = cs_eng_min64(slot, mine - off);
-        add(own + off, rs->ring + i % 2 * sub, len / rs->esize * rs->reals,
+        add(own + off, rs->ring + i % 2 * sub, len / rs->esize * (cplx ? 2 : 1),
             rs->type);
         if (posted < nrecv) {
             post_recv(rs, posted++, nsub, slot, sub, rq);
