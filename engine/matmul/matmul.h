@@ -54,12 +54,12 @@ typedef struct {
      * P x 1 for it), and the inner dimension is cut as that operand cuts
      * it.  Its layout must be column-major.  0: neither. */
     char inplace;
-    /* pieces = 1: both operands hold their inner dimension whole on
-     * every process and their other dimension spread over all P along
-     * the grid's one dimension (A^T B on 1 x P, A B^T on P x 1): split
-     * 1 x 1 x P, each slab assembled from the pieces the owners hold,
-     * sent as they lie, the next chunk's in flight while one is
-     * multiplied (pieces.c).  Column-major layouts. */
+    /* pieces = 1: both operands have their inner dimension along the
+     * same grid dimension, cut alike, and their other dimension along
+     * the other one (A^T B, A B^T; on 1 x P, P x 1 or any grid): split
+     * 1 x 1 x P, each slab assembled from the pieces the members of its
+     * grid line hold, the next chunk's in flight while one is multiplied
+     * (pieces.c).  Column-major layouts. */
     int pieces;
     /* uplo = 'U' or 'L': only that triangle of sub(C) is written
      * (p?syrk, p?herk): B is A itself and op(B) = op(A)^T (op(A)^H when
@@ -108,9 +108,10 @@ int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
                            cs_eng_mm_cost_t *c);
 
 /* The same for op.pieces (matmul.h): the split 1 x 1 x P with only the
- * remote pieces received. */
+ * pieces of the other nline - 1 members of a line received. */
 int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
-                          size_t esize, int64_t mem_max, cs_eng_mm_cost_t *c);
+                          int nline, size_t esize, int64_t mem_max,
+                          cs_eng_mm_cost_t *c);
 
 /* The local product c (m x n, ldc) := op(a) op(b) (alpha 1; beta 0, or
  * 1 with accumulate), with ta and tb as ?gemm takes them.  uplo 'U' or

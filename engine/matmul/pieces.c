@@ -1,24 +1,29 @@
 /*
  * engine/matmul/pieces.c - the multiplication whose slabs are assembled
- * from the pieces their owners hold, sent as they lie (matmul.h, pieces).
+ * from the pieces their owners hold (matmul.h, pieces).
  *
- * RATIONALE: when both operands hold their inner dimension whole on every
- * process and their other dimension spread over all P along the grid's one
- * dimension (A^T B on 1 x P, A B^T on P x 1: RPA's tall-skinny products
- * with k huge), the split 1 x 1 x P is the right one (the local product
- * keeps the whole m x n, the floor's shape), and process q's slab of the
- * inner range K_q is made of one piece per owner w: its rows K_q of the
- * columns (rows) w holds.  Such a piece is one strided block of w's local
- * array: it travels as one message with a vector datatype, straight from
- * the application's array into its place in the slab, with no packing,
- * no unpacking and no exchange plan; only the own piece is copied.  The
- * slab's columns (rows) are in owner order (rank 0's first), and so are
- * C's partial rows and columns; the exchange that writes C maps them
+ * RATIONALE: when both operands have their inner dimension along the same
+ * grid dimension, cut alike, and their other dimension along the other
+ * grid dimension (A^T B: k along the process rows, m and n along the
+ * process columns; A B^T the transpose), each line of the grid across the
+ * inner dimension (a process row for A^T B) holds a run of the inner
+ * indices whole: the product of that run is a 1 x Q problem of its own,
+ * and the sum over the lines is C.  The split is 1 x 1 x P (the local
+ * product keeps the whole m x n, the floor's shape): each line's run is
+ * cut into one range per member, and member q's slab of its range K_q is
+ * made of one piece per member w of the line: its rows K_q of the columns
+ * (rows) w holds.  Nothing crosses lines before the sum.  On 1 x P
+ * (P x 1) the line is the whole grid.  The owner packs each piece into
+ * one contiguous message (see pack()); the own piece is copied.  The
+ * slab's columns (rows) are in owner order (by the rank that holds that
+ * coordinate in the grid's first line, the same in every line), and so
+ * are C's partial rows and columns; the exchange that writes C maps them
  * back.  The inner range is cut into chunks: the pieces of chunk c + 1
  * are in flight while chunk c is multiplied (in steps, testing the
  * messages between them: MPI moves large messages only when called).
- * Then the partial products are summed by a reduce-scatter over column
- * pieces of C (as in mm.c) and written into C with alpha and beta.
+ * Then the partial products of all P processes are summed by a
+ * reduce-scatter over column pieces of C (as in mm.c) and written into C
+ * with alpha and beta.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +38,12 @@ enum { CS_MM_TAG_PIECE = 27923, CS_MM_TAG_PSUM = 27924 };
  * testing the messages in flight between them. */
 #define CS_MM_PIECE_STEPS 4
 
-/* One operand: its inner dimension along its rows (krows) from global
- * index koff; its other dimension from global index doff, this rank's
- * run of it from local index lo; leading dimension ld; each rank's count
- * of the other dimension (cnt) and its place in owner order (st); ext
- * the other dimension's extent. */
+/* One operand: its inner dimension along its rows (krows), this line's
+ * run of it from local index koff; its other dimension from global index
+ * doff, this rank's run of it from local index lo; leading dimension ld;
+ * each coordinate's count of the other dimension (cnt) and its place in
+ * owner order (st), indexed by the coordinate's representative (the rank
+ * holding it in the grid's first line); ext the other dimension's extent. */
 typedef struct {
     int krows;
     int64_t koff, doff, lo, ld, ext;
@@ -47,7 +53,13 @@ typedef struct {
 struct cs_eng_mm_pieces {
     cs_eng_mm_op_t op;
     int me, np;
-    side_t s[2]; /* A, B */
+    int line;  /* this rank's line (its process row when krows) */
+    int nq;    /* members of this rank's line */
+    int rep;   /* this rank's representative */
+    int *qi;   /* [representative]: its member index; -1 for other ranks */
+    int *peer; /* [representative]: the member of this line there */
+    int64_t kg, kgmax; /* inner indices of this line, of the largest */
+    side_t s[2];       /* A, B */
     int nchunk;
     int64_t kcmax;
     int64_t p0, p1;         /* this rank's columns of C (owner order) */
@@ -67,32 +79,92 @@ static int krows_of(const cs_eng_mm_op_t *op, int b)
     return b ? op->transb == 'N' : op->transa != 'N';
 }
 
-/* An operand fits: column-major, its inner dimension whole on every
- * process, its other one block-cyclic along the grid's one dimension. */
+/* An operand fits: column-major, its other dimension block-cyclic, its
+ * inner one too or on one process (then any). */
 static int side_fits(const cs_eng_mm_op_t *op, int b, const cs_eng_layout_t *l)
 {
     int krows = krows_of(op, b);
     const cs_eng_dist_t *kd = krows ? &l->rows : &l->cols;
     const cs_eng_dist_t *od = krows ? &l->cols : &l->rows;
-    return l->order == CS_ENG_COLMAJOR && kd->nprocs == 1 &&
-           (krows ? l->nprow : l->npcol) == 1 && od->kind == CS_ENG_DIST_CYCLIC;
+    return l->order == CS_ENG_COLMAJOR && od->kind == CS_ENG_DIST_CYCLIC &&
+           (kd->kind == CS_ENG_DIST_CYCLIC || kd->nprocs == 1);
 }
 
-/* Whether op->pieces (matmul.h) fits the layouts. */
+/* Whether op->pieces (matmul.h) fits the layouts: both inner dimensions
+ * along the same grid dimension of the same grid. */
 static int pieces_fit(const cs_eng_mm_op_t *op, const cs_eng_layout_t *la,
                       const cs_eng_layout_t *lb)
 {
-    return op->pieces && !op->direct && !op->inplace && side_fits(op, 0, la) &&
-           side_fits(op, 1, lb);
+    if (!op->pieces || op->direct || op->inplace || !side_fits(op, 0, la) ||
+        !side_fits(op, 1, lb) || krows_of(op, 0) != krows_of(op, 1) ||
+        la->nprow != lb->nprow || la->npcol != lb->npcol) {
+        return 0;
+    }
+    for (int i = 0; i < la->nprow * la->npcol; i++) {
+        if (la->grid[i] != lb->grid[i]) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
+/* The representative of coordinate c along the lines (columns when
+ * krows): the rank holding it in the grid's first line. */
+static int rep_of(const cs_eng_layout_t *l, int krows, int c)
+{
+    return krows ? l->grid[c] : l->grid[(int64_t)c * l->npcol];
+}
+
+/* The rank holding coordinate c along the lines in line `line`. */
+static int rank_at(const cs_eng_layout_t *l, int krows, int line, int c)
+{
+    return krows ? l->grid[(int64_t)line * l->npcol + c]
+                 : l->grid[(int64_t)c * l->npcol + line];
+}
+
+/* This rank's line and member index; the members, the representatives. */
+static cs_status_t lines_init(cs_eng_mm_pieces_t *g, const cs_eng_layout_t *l)
+{
+    int krows = g->s[0].krows, line = -1, c = -1;
+    for (int i = 0; i < l->nprow * l->npcol; i++) {
+        if (l->grid[i] == g->me) {
+            line = krows ? i / l->npcol : i % l->npcol;
+            c = krows ? i % l->npcol : i / l->npcol;
+        }
+    }
+    g->nq = krows ? l->npcol : l->nprow;
+    g->qi = malloc((size_t)g->np * sizeof(*g->qi));
+    g->peer = malloc((size_t)g->np * sizeof(*g->peer));
+    if (!g->qi || !g->peer) {
+        return CS_ERR_NOMEM;
+    }
+    if (line < 0) {
+        return CS_ERR_UNSUPPORTED; /* not in the grid */
+    }
+    for (int r = 0; r < g->np; r++) {
+        g->qi[r] = g->peer[r] = -1;
+    }
+    for (int q = 0; q < g->nq; q++) {
+        int w = rep_of(l, krows, q), x = rank_at(l, krows, line, q);
+        if (w < 0 || w >= g->np || x < 0 || x >= g->np) {
+            return CS_ERR_UNSUPPORTED;
+        }
+        g->qi[w] = q;
+        g->peer[w] = x;
+    }
+    g->rep = rep_of(l, krows, c);
+    g->line = line;
+    return CS_OK;
+}
+
+/* The other dimension of one operand: counts per coordinate, this rank's
+ * run (its representative's: the same coordinate). */
 static cs_status_t side_init(side_t *s, const cs_eng_mm_op_t *op, int b,
-                             const cs_eng_layout_t *l, int me, int np)
+                             const cs_eng_layout_t *l, int rep, int np)
 {
     s->krows = krows_of(op, b);
     s->ld = l->ld;
     int64_t r0 = b ? op->ib : op->ia, c0 = b ? op->jb : op->ja;
-    s->koff = s->krows ? r0 : c0;
     s->doff = s->krows ? c0 : r0;
     s->ext = b ? op->n : op->m;
     s->cnt = calloc((size_t)np, sizeof(*s->cnt));
@@ -101,11 +173,53 @@ static cs_status_t side_init(side_t *s, const cs_eng_mm_op_t *op, int b,
         return CS_ERR_NOMEM;
     }
     int64_t mine;
-    cs_status_t st = cs_eng_mm_cut(l, !s->krows, s->doff, 0, s->ext, me, np,
+    cs_status_t st = cs_eng_mm_cut(l, !s->krows, s->doff, 0, s->ext, rep, np,
                                    NULL, s->cnt, &mine, &s->lo);
     for (int r = 0; st == CS_OK && r < np; r++) {
         s->st[r + 1] = s->st[r] + s->cnt[r];
     }
+    return st;
+}
+
+/* The inner dimension: cut alike in A and B (the same line holds each
+ * inner index, in the same order), this line's run in both, the largest
+ * line's count. */
+static cs_status_t inner_init(cs_eng_mm_pieces_t *g, const cs_eng_layout_t *la,
+                              const cs_eng_layout_t *lb)
+{
+    const cs_eng_mm_op_t *op = &g->op;
+    int krows = g->s[0].krows;
+    /* this line as cs_eng_mm_cut names it: by the rank where it crosses
+     * the grid's first line the other way */
+    int kr = krows ? la->grid[(int64_t)g->line * la->npcol] : la->grid[g->line];
+    cs_eng_dist_t d[2] = {{0}, {0}};
+    int64_t *cnt = calloc((size_t)g->np, sizeof(*cnt));
+    cs_status_t st = cnt ? CS_OK : CS_ERR_NOMEM;
+    for (int b = 0; st == CS_OK && b < 2; b++) {
+        int64_t r0 = b ? op->ib : op->ia, c0 = b ? op->jb : op->ja;
+        st = cs_eng_mm_cut(b ? lb : la, krows, krows ? r0 : c0, 0, op->k, kr,
+                           g->np, &d[b], cnt, &g->kg, &g->s[b].koff);
+    }
+    if (st == CS_OK && (krows ? la->nprow : la->npcol) > 1) {
+        /* each inner index on the same line in A and B (one line
+         * holds them all otherwise) */
+        int same = d[0].nblk == d[1].nblk;
+        for (int64_t i = 0; same && i < d[0].nblk; i++) {
+            same = d[0].splits[i] == d[1].splits[i] &&
+                   d[0].proc[i] == d[1].proc[i];
+        }
+        st = same ? CS_OK : CS_ERR_UNSUPPORTED;
+    }
+    g->kgmax = 0;
+    for (int r = 0; st == CS_OK && r < g->np; r++) {
+        g->kgmax = cs_eng_max64(g->kgmax, cnt[r]);
+    }
+    if (st == CS_OK && g->kg == 0) {
+        g->s[0].koff = g->s[1].koff = 0; /* nothing read */
+    }
+    free(cnt);
+    cs_eng_mm_dist_free(&d[0]);
+    cs_eng_mm_dist_free(&d[1]);
     return st;
 }
 
@@ -213,11 +327,13 @@ static cs_status_t out_plan(cs_eng_mm_pieces_t *g, const cs_eng_layout_t *la,
     return st;
 }
 
-/* Inner range [k0, k1) of rank w's chunk c. */
+/* Inner range [k0, k1) of this line's run (local) of the member at
+ * representative w, chunk c. */
 static void chunk_range(const cs_eng_mm_pieces_t *g, int w, int c, int64_t *k0,
                         int64_t *k1)
 {
-    int64_t w0 = part(g->op.k, g->np, w), w1 = part(g->op.k, g->np, w + 1);
+    int q = g->qi[w];
+    int64_t w0 = part(g->kg, g->nq, q), w1 = part(g->kg, g->nq, q + 1);
     *k0 = w0 + part(w1 - w0, g->nchunk, c);
     *k1 = w0 + part(w1 - w0, g->nchunk, c + 1);
 }
@@ -230,7 +346,7 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
                                     cs_eng_mm_pieces_t **g_p)
 {
     *g_p = NULL;
-    if (!pieces_fit(op, la, lb) || op->k < nranks) {
+    if (!pieces_fit(op, la, lb)) {
         return CS_ERR_UNSUPPORTED;
     }
     cs_eng_mm_pieces_t *g = calloc(1, sizeof(*g));
@@ -240,22 +356,33 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
     g->op = *op;
     g->me = me;
     g->np = nranks;
-    cs_status_t st = side_init(&g->s[0], op, 0, la, me, nranks);
+    g->s[0].krows = krows_of(op, 0);
+    cs_status_t st = lines_init(g, la);
     if (st == CS_OK) {
-        st = side_init(&g->s[1], op, 1, lb, me, nranks);
+        st = side_init(&g->s[0], op, 0, la, g->rep, nranks);
+    }
+    if (st == CS_OK) {
+        st = side_init(&g->s[1], op, 1, lb, g->rep, nranks);
+    }
+    if (st == CS_OK) {
+        st = inner_init(g, la, lb);
+    }
+    if (st != CS_OK) {
+        cs_eng_mm_pieces_destroy(g);
+        return st;
     }
     /* chunks: one parity's slabs (of the largest range) and packed
      * pieces (at most as much again) within chunk_bytes / 2, element
      * counts within int (MPI counts of the pieces) */
     int64_t cb = op->chunk_bytes > 0 ? op->chunk_bytes : CS_ENG_MM_CHUNK_BYTES;
-    int64_t kw = (op->k + nranks - 1) / nranks;
+    int64_t kw = (g->kgmax + g->nq - 1) / cs_eng_max64(g->nq, 1);
     double slabs = (double)(op->m + op->n) * (double)kw;
     double nc =
         2.0 * slabs * (double)op->esize / (double)(cb / 2 > 0 ? cb / 2 : 1);
     double ni = slabs / (double)(INT32_MAX / 2);
     nc = nc > ni ? nc : ni;
     int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
-    n = n < op->k / nranks ? n : op->k / nranks;
+    n = n < g->kgmax / cs_eng_max64(g->nq, 1) ? n : g->kgmax / g->nq;
     g->nchunk = (int)(n < 1 ? 1 : n > 65536 ? 65536 : n);
     g->kcmax = (kw + g->nchunk - 1) / g->nchunk;
     if (g->s[0].ld > INT32_MAX || g->s[1].ld > INT32_MAX ||
@@ -271,9 +398,9 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
         g->off_slab[par][1] = at;
         at += g->kcmax * op->n;
         for (int b = 0; b < 2; b++) {
-            /* at most kcmax inner indices for each other rank */
+            /* at most kcmax inner indices for each other member */
             g->off_send[par][b] = at;
-            at += (int64_t)(nranks - 1) * g->kcmax * g->s[b].cnt[me];
+            at += (int64_t)(g->nq - 1) * g->kcmax * g->s[b].cnt[g->rep];
         }
     }
     g->off_c = at;
@@ -307,16 +434,19 @@ int64_t cs_eng_mm_pieces_buffer_bytes(const cs_eng_mm_pieces_t *g)
 int64_t cs_eng_mm_pieces_heap_bytes(const cs_eng_mm_pieces_t *g)
 {
     return (int64_t)sizeof(*g) + (4 * (int64_t)g->np + 2) * 8 +
+           2 * (int64_t)g->np * (int64_t)sizeof(int) +
            cs_eng_plan_heap_bytes(g->out);
 }
 
 void cs_eng_mm_pieces_describe(const cs_eng_mm_pieces_t *g, char *buf,
                                size_t len)
 {
-    snprintf(buf, len, "split:1x1x%d pieces brick:%lldx%lldx%lld chunks:%d",
-             g->np, (long long)g->op.m, (long long)g->op.n,
-             (long long)(part(g->op.k, g->np, g->me + 1) -
-                         part(g->op.k, g->np, g->me)),
+    int q = g->qi[g->rep];
+    snprintf(buf, len,
+             "split:1x1x%d pieces lines:%dx%d brick:%lldx%lldx%lld chunks:%d",
+             g->np, g->np / g->nq, g->nq, (long long)g->op.m,
+             (long long)g->op.n,
+             (long long)(part(g->kg, g->nq, q + 1) - part(g->kg, g->nq, q)),
              g->nchunk);
 }
 
@@ -326,6 +456,8 @@ void cs_eng_mm_pieces_destroy(cs_eng_mm_pieces_t *g)
         return;
     }
     cs_eng_plan_destroy(g->out);
+    free(g->qi);
+    free(g->peer);
     for (int b = 0; b < 2; b++) {
         free(g->s[b].cnt);
         free(g->s[b].st);
@@ -387,12 +519,13 @@ static void pack(const side_t *s, const char *src, int64_t kc, int64_t cnt,
     }
 }
 
-/* Post chunk c's pieces of A and B: this rank's to every other rank (its
- * rows of their ranges, packed), theirs into this rank's slabs. */
+/* Post chunk c's pieces of A and B: this rank's to every other member of
+ * its line (its rows of their ranges, packed), theirs into this rank's
+ * slabs.  Members go by their representatives (w), in rank order. */
 static void post(run_t *r, int c)
 {
     cs_eng_mm_pieces_t *g = r->g;
-    int par = c % 2, me = g->me;
+    int par = c % 2, me = g->rep;
     int64_t es = (int64_t)g->op.esize, k0, k1;
     chunk_range(g, me, c, &k0, &k1);
     int64_t kc = k1 - k0;
@@ -402,7 +535,7 @@ static void post(run_t *r, int c)
         char *slab = r->buf + g->off_slab[par][b] * es;
         char *out = r->buf + g->off_send[par][b] * es;
         for (int w = 0; w < g->np; w++) {
-            if (w == me) {
+            if (w == me || g->qi[w] < 0) {
                 continue;
             }
             if (s->cnt[w] > 0 && kc > 0) {
@@ -412,7 +545,7 @@ static void post(run_t *r, int c)
                                             s->krows ? s->cnt[w] : kc,
                                             s->krows ? kc : s->ext);
                 char *at = slab + (s->krows ? s->st[w] * kc : s->st[w]) * es;
-                if (MPI_Irecv(at, 1, t, w, CS_MM_TAG_PIECE, r->comm,
+                if (MPI_Irecv(at, 1, t, g->peer[w], CS_MM_TAG_PIECE, r->comm,
                               &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
                     cs_eng_fatal("matmul: MPI Irecv failed");
                 }
@@ -425,7 +558,8 @@ static void post(run_t *r, int c)
             if (n > 0) {
                 pack(s, r->x[b] + side_off(s, w0) * es, w1 - w0, s->cnt[me],
                      out, es);
-                if (MPI_Isend(out, (int)n, r->el, w, CS_MM_TAG_PIECE, r->comm,
+                if (MPI_Isend(out, (int)n, r->el, g->peer[w], CS_MM_TAG_PIECE,
+                              r->comm,
                               &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
                     cs_eng_fatal("matmul: MPI Isend failed");
                 }
@@ -441,22 +575,22 @@ static void copy_own(run_t *r, int c)
 {
     cs_eng_mm_pieces_t *g = r->g;
     int64_t es = (int64_t)g->op.esize, k0, k1;
-    chunk_range(g, g->me, c, &k0, &k1);
+    chunk_range(g, g->rep, c, &k0, &k1);
     int64_t kc = k1 - k0;
     for (int b = 0; b < 2; b++) {
         const side_t *s = &g->s[b];
-        int64_t cnt = s->cnt[g->me];
+        int64_t cnt = s->cnt[g->rep];
         const char *src = r->x[b] + side_off(s, k0) * es;
         char *slab = r->buf + g->off_slab[c % 2][b] * es;
         if (s->krows) {
             /* cnt columns of kc */
             for (int64_t j = 0; j < cnt; j++) {
-                memcpy(slab + (s->st[g->me] + j) * kc * es,
+                memcpy(slab + (s->st[g->rep] + j) * kc * es,
                        src + j * s->ld * es, (size_t)(kc * es));
             }
         } else {
             for (int64_t j = 0; j < kc; j++) {
-                memcpy(slab + (j * s->ext + s->st[g->me]) * es,
+                memcpy(slab + (j * s->ext + s->st[g->rep]) * es,
                        src + j * s->ld * es, (size_t)(cnt * es));
             }
         }
@@ -548,6 +682,7 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
     char *cp = (char *)buf + g->off_c * es;
     double t0 = MPI_Wtime();
     post(&r, 0);
+    int acc = 0; /* whether cp holds a partial sum yet */
     for (int ch = 0; ch < g->nchunk; ch++) {
         if (ch + 1 < g->nchunk) {
             post(&r, ch + 1);
@@ -558,7 +693,7 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
         double u1 = MPI_Wtime();
         st->t_in += u1 - u0;
         int64_t k0, k1;
-        chunk_range(g, g->me, ch, &k0, &k1);
+        chunk_range(g, g->rep, ch, &k0, &k1);
         int64_t kc = k1 - k0;
         const char *sa = (char *)buf + g->off_slab[ch % 2][0] * es;
         const char *sb = (char *)buf + g->off_slab[ch % 2][1] * es;
@@ -572,12 +707,16 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
             double v0 = MPI_Wtime();
             gemm(gemm_ctx, op->uplo, op->transa, op->transb, m, n, s1 - s0,
                  sa + (ka ? s0 : s0 * m) * es, ka ? kc : m,
-                 sb + (kb ? s0 : s0 * n) * es, kb ? kc : n, ch > 0 || s0 > 0,
-                 cp, m);
+                 sb + (kb ? s0 : s0 * n) * es, kb ? kc : n, acc, cp, m);
+            acc = 1;
             st->t_mul += MPI_Wtime() - v0;
             progress(&r);
         }
         st->flops += cs_eng_mm_flops(op, m, n, kc);
+    }
+    if (!acc) {
+        /* a line with fewer inner indices than members: nothing here */
+        memset(cp, 0, (size_t)(m * n * es));
     }
     double t2 = MPI_Wtime();
     (void)t0;

@@ -110,11 +110,13 @@ int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
 }
 
 int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
-                          size_t esize, int64_t mem_max, cs_eng_mm_cost_t *c)
+                          int nline, size_t esize, int64_t mem_max,
+                          cs_eng_mm_cost_t *c)
 {
     double kl = ceil_div(k, nranks), piece = ceil_div(n, nranks);
-    /* the remote part of both slabs, as in cost_of; the same sums */
-    c->words_in = kl * (double)(m + n) * (nranks - 1) / nranks;
+    /* the part of both slabs from the other members of the line, as in
+     * cost_of; the same sums */
+    c->words_in = kl * (double)(m + n) * (nline - 1) / nline;
     c->words_reduce = (double)m * piece * (nranks - 1);
     c->words_out = (double)m * piece;
     c->words = c->words_in + c->words_reduce + c->words_out;

@@ -320,31 +320,41 @@ static void real_diagonal(const cs_shim_call_t *g, const cs_shim_operand_t *xc,
     }
 }
 
+/* Whether sub(A)'s and sub(B)'s inner dimensions are distributed along
+ * the same grid dimension and alike (block sizes, first blocks, sources,
+ * offsets): then each inner index lies on the same processes in A and B,
+ * and a process's inner indices are one run of its local rows (columns)
+ * in both, in the same order.  Global. */
+static int inner_alike(const cs_shim_call_t *g, char ta, char tb,
+                       const cs_shim_operand_t *xa, const cs_shim_operand_t *xb)
+{
+    int a_rows = ta != 'N', b_rows = tb == 'N';
+    if (a_rows != b_rows) {
+        return 0;
+    }
+    return (a_rows ? xa->mb : xa->nb) == (a_rows ? xb->mb : xb->nb) &&
+           (a_rows ? xa->imb : xa->inb) == (a_rows ? xb->imb : xb->inb) &&
+           (a_rows ? xa->rsrc : xa->csrc) == (a_rows ? xb->rsrc : xb->csrc) &&
+           (a_rows ? g->ia : g->ja) == (b_rows ? g->ix : g->jx);
+}
+
 /* Where this rank's inner indices of sub(A) and sub(B) already lie in
  * its local arrays (direct, matmul.h).  1 when they do on every rank:
- * the inner dimension of both is distributed along the same grid
- * dimension, the other grid dimension is 1, and both distribute it alike
- * (block sizes, first blocks, sources, offsets); then this rank's inner
- * indices are one run of its local rows (columns) in both, in the same
- * order.  Fills op's direct fields.  Global but for the offsets. */
+ * the inner dimensions are alike (inner_alike) along a grid dimension of
+ * all processes (the other one is 1).  Fills op's direct fields.  Global
+ * but for the offsets. */
 static int aligned_k(const cs_shim_call_t *g, char ta, char tb,
                      const cs_shim_operand_t *xa, const cs_shim_operand_t *xb,
                      int p, int q, int myr, int myc, cs_eng_mm_op_t *op)
 {
     int a_rows = ta != 'N', b_rows = tb == 'N';
-    if (a_rows != b_rows || (a_rows ? q : p) != 1) {
+    if (!inner_alike(g, ta, tb, xa, xb) || (a_rows ? q : p) != 1) {
         return 0;
     }
     int np = a_rows ? p : q, me = a_rows ? myr : myc;
     int64_t nb = a_rows ? xa->mb : xa->nb, first = a_rows ? xa->imb : xa->inb;
     int src = a_rows ? xa->rsrc : xa->csrc;
     int64_t off = (a_rows ? g->ia : g->ja) - 1;
-    if (nb != (a_rows ? xb->mb : xb->nb) ||
-        first != (a_rows ? xb->imb : xb->inb) ||
-        src != (a_rows ? xb->rsrc : xb->csrc) ||
-        off != (b_rows ? g->ix : g->jx) - 1) {
-        return 0;
-    }
     int64_t lo = cs_shim_local_extent(off, nb, first, src, np, me);
     int64_t hi = cs_shim_local_extent(off + g->k, nb, first, src, np, me);
     op->direct = 1;
@@ -374,12 +384,18 @@ static char inplace_of(char ta, char tb, int p, int q)
     return 0;
 }
 
-/* Whether both operands hold their inner dimension whole on every
- * process and their other dimension along the grid's one dimension
- * (pieces, matmul.h): A^T B on 1 x P, A B^T on P x 1. */
-static int pieces_fit(char ta, char tb, int p, int q)
+/* Whether the slabs can be assembled from the pieces the members of each
+ * grid line hold (pieces, matmul.h): A^T B, A B^T with the inner
+ * dimensions alike (or each on one process row, column), the grid
+ * dimension across them above 1 (else they are read where they lie:
+ * aligned_k). */
+static int pieces_fit(const cs_shim_call_t *g, char ta, char tb,
+                      const cs_shim_operand_t *xa, const cs_shim_operand_t *xb,
+                      int p, int q)
 {
-    return p == 1 ? ta != 'N' && tb == 'N' : q == 1 && ta == 'N' && tb != 'N';
+    int tn = ta != 'N' && tb == 'N', nt = ta == 'N' && tb != 'N';
+    return ((tn && q > 1) || (nt && p > 1)) &&
+           ((tn ? p : q) == 1 || inner_alike(g, ta, tb, xa, xb));
 }
 
 static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
@@ -539,9 +555,9 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
             cost = ic;
             fit = 1;
         }
-        if (pieces_fit(ta, tb, p, q) && np > 1 && np <= g->k &&
-            cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, rt->esize,
-                                  left < 0 ? -1 : left, &ic) == 0 &&
+        if (pieces_fit(g, ta, tb, &xa, &xb, p, q) && np <= g->k &&
+            cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, ta != 'N' ? q : p,
+                                  rt->esize, left < 0 ? -1 : left, &ic) == 0 &&
             (sym || !fit || ic.words <= cost.words)) {
             op.inplace = 0;
             op.pieces = 1;
@@ -550,8 +566,8 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
             fit = 1;
         }
         if (sym && !op.pieces) {
-            /* one triangle needs the split 1 x 1 x P, which the grid's
-             * one dimension gives (direct or pieces) */
+            /* one triangle needs the split 1 x 1 x P, which direct or
+             * pieces gives on every grid (A is B) unless K < P */
             cs_shim_job_refuse(&j, CS_SHIM_V_UNSUPPORTED);
         } else if (!fit) {
             cs_shim_job_refuse(&j, CS_SHIM_V_MEMORY);

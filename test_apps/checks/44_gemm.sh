@@ -21,14 +21,15 @@
 # one runs with COSTA_SHIM_GEMM unset (default off: every call
 # passthrough, reason gemm_off, none on the engine), two with
 # COSTA_SHIM_TEST_GEMM_CHUNK=512 (the inner dimension in many chunks,
-# the local products accumulating over them), two with --aligned (inner
-# dimensions distributed alike on P x 1 or 1 x Q grids: the engine's
-# direct path, A and B not moved), and one runs on 2
+# the local products accumulating over them), three with --aligned (inner
+# dimensions distributed alike: the engine's direct path on P x 1 and
+# 1 x Q grids, A and B not moved; its pieces path by grid lines on
+# 2 x 2), and one runs on 2
 # emulated nodes of 2 ranks (test_apps/lib/mpiexec_nodes.sh).  The --sym
 # runs call p?syrk and p?herk instead: one triangle of sub(C) within the
-# bound, the other bit-unchanged, p?herk's diagonal real; the calls on
-# grids that are not 1 x Q or P x 1 (or with K below P Q) fall back
-# (unsupported, counted by the sweep as calls_declined).  Runs with
+# bound, the other bit-unchanged, p?herk's diagonal real; the calls with
+# K below P Q fall back (unsupported, counted by the sweep as
+# calls_declined).  Runs with
 # more ranks than cores use yield_preload.so (after the shim).  Before
 # all that, gemm_sweep --inject must fail each of its checks once (a
 # sweep whose checks cannot fail proves nothing).
@@ -166,9 +167,11 @@ run_pair replicated-np2 2 $((200 * mult)) 4412 force --replicated
 run_pair replicated-np4 4 $((120 * mult)) 4414 force --replicated
 run_pair off-np2 2 $((200 * mult)) 4422 off
 # sub(A)^T sub(B) on P x 1, sub(A) sub(B)^T on 1 x Q, inner dimensions
-# distributed alike: the direct path (A and B not moved)
+# distributed alike: the direct path (A and B not moved); on 2 x 2 the
+# pieces path by grid lines
 run_pair aligned-np2 2 $((200 * mult)) 4452 force --aligned
 run_pair aligned-np3 3 $((150 * mult)) 4453 force --aligned
+run_pair aligned-np4 4 $((150 * mult)) 4454 force --aligned
 # the inner dimension in many chunks (each call's slabs of at most 512
 # bytes): the local products accumulate over them
 SHIM_ENV=COSTA_SHIM_TEST_GEMM_CHUNK=512 \

@@ -23,10 +23,11 @@
  * matrix), sources, offsets IA/JA > 1, LLD padding.  Rarely (always with
  * --replicated) some RSRC/CSRC of a call with M, N, K > 0 and alpha != 0
  * are -1 (operand replicated over process rows / columns).  --aligned:
- * where the grid is P x 1 (1 x Q), sub(A)^T sub(B) (sub(A) sub(B)^T)
- * with B's rows (columns) distributed as A's from the same offset: the
- * inner indices of both lie on the same processes in the same order, the
- * engine's direct path (no operand moved), no replicated operand.
+ * sub(A)^T sub(B) (sub(A) sub(B)^T) with B's rows (columns) distributed
+ * as A's from the same offset, always on P x 1 (1 x Q): the inner
+ * indices of both lie on the same processes in the same order; the
+ * engine's direct path on P x 1 (1 x Q: no operand moved), its pieces
+ * path with lines on P x Q; no replicated operand.
  *
  * Values: every rank generates the global A, B and C0 from the config
  * index (no gathering) and fills its local arrays; sub(C) holds NaN, Inf
@@ -46,8 +47,8 @@
  * (herk, whose alpha and beta are real); the other triangle and, for
  * herk, the imaginary parts of the diagonal checked exactly (unchanged,
  * zero).  No B: --inject b is --inject a.  The calls the engine path
- * declines on grids with both dimensions above 1, or with fewer inner
- * indices than processes, are counted apart (calls_declined).
+ * declines, those with fewer inner indices than processes, are counted
+ * apart (calls_declined).
  *
  * --inject: self-test of the checks: after the first call where rank 0
  * can, set one element of its sub(C) to twice the bound off (c), or
@@ -63,8 +64,8 @@
  * "calls_local <r> <count>" (the other calls with K = 0 or alpha = 0:
  * PBLAS only scales sub(C); fallback native_faster), "calls_replicated <r> <count>"
  * (the others with an operand's RSRC or CSRC = -1: fallback unsupported),
- * "calls_declined <r> <count>" (--sym: the others on a grid that is not
- * 1 x Q or P x 1, or with K below P Q: fallback unsupported);
+ * "calls_declined <r> <count>" (--sym: the others with K below P Q:
+ * fallback unsupported);
  * on stderr the largest error / bound ratio seen; then "cs_test: OK" when
  * every rank passed.
  */
@@ -491,13 +492,20 @@ static void draw_config(uint64_t seed, int k, const char *types, cfg_t *c,
     draw_scalar(r, c->t, 30, 25, 10, c->be);
     c->nonfinite = c->be[0] == 0 && c->be[1] == 0 && chance(r, 75);
     make_grid(c, r);
-    if (g_aligned && (c->g.Q == 1 || c->g.P == 1)) {
-        /* the inner dimension along the grid's one long dimension, in
-         * both operands: sub(A)^T sub(B) on P x 1, sub(A) sub(B)^T on
-         * 1 x Q */
+    if (g_aligned) {
+        /* the inner dimension along the same grid dimension in both
+         * operands: sub(A)^T sub(B) on P x 1, sub(A) sub(B)^T on 1 x Q,
+         * either on other grids */
         char t = is_cplx(c->t) && chance(r, 50) ? 'C' : 'T';
-        c->ta = c->g.Q == 1 ? t : 'N';
-        c->tb = c->g.Q == 1 ? 'N' : t;
+        int tn = c->g.Q == 1 || (c->g.P > 1 && chance(r, 50));
+        c->ta = tn ? t : 'N';
+        c->tb = tn ? 'N' : t;
+        if (c->g.P > 1 && c->g.Q > 1 && chance(r, 75)) {
+            /* k well above m and n: the shape the pieces path is for */
+            c->m = rrange(r, 1, 12);
+            c->n = rrange(r, 1, 12);
+            c->kk = rrange(r, 40, 70);
+        }
         c->opa = op_of(c->ta, c->t);
         c->opb = op_of(c->tb, c->t);
     }
@@ -635,7 +643,7 @@ count:;
         g_calls_local++;
     else if (c->repl)
         g_calls_repl++;
-    else if (c->uplo && ((c->g.P > 1 && c->g.Q > 1) || c->g.P * c->g.Q > kk))
+    else if (c->uplo && c->g.P * c->g.Q > kk)
         g_calls_declined++;
 }
 
