@@ -17,7 +17,7 @@
 # and scripts/bench_model.py (costa-shim-model with the bandwidths measured,
 # against the measured times) -> bench_out/bench_model.txt;
 # then, if it exists, scripts/bench_relabel.sh (its own table and file).
-# bench_gemm (test_apps/bench/bench_gemm.c: pdgemm_/pzgemm_ native, shim
+# bench_gemm (test_apps/bench/bench_gemm.c: pdgemm_/pzgemm_/pdsyrk_ native, shim
 # and the compute floor, a local dgemm_ of each rank's share, taking
 # turns) runs after the scaling runs with COSTA_SHIM_GEMM=on, 2 ranks,
 # -> bench_out/bench_gemm.txt, then its 2x2 cases on 4 ranks (with the
@@ -156,14 +156,14 @@ done
 
 # p?gemm against the compute floor (bench_gemm.c), the shim taking every
 # call its decision accepts (COSTA_SHIM_GEMM=on); then its 2x2 cases (f,
-# h) on 4 ranks, fewer rounds: four ranks share the two cores
+# h, w) on 4 ranks, fewer rounds: four ranks share the two cores
 read -ra gemm_args <<<"${CS_BENCH_GEMM_ARGS:-}"
 echo
 COSTA_SHIM_GEMM=on run_mpi_bench bench_gemm "${gemm_args[@]}" ||
     failed+=(bench_gemm)
 echo
 CS_BENCH_PROG=bench_gemm CS_BENCH_RANKS=4 COSTA_SHIM_GEMM=on \
-    LD_PRELOAD=$yield run_mpi_bench bench_gemm_r4 --cases fh --reps 10 ||
+    LD_PRELOAD=$yield run_mpi_bench bench_gemm_r4 --cases fhw --reps 10 ||
     failed+=(bench_gemm_r4)
 
 # what cutting a call into panels costs (COSTA_SHIM_WORKSPACE): the same

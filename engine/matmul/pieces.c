@@ -60,6 +60,7 @@ struct cs_eng_mm_pieces {
     int *peer; /* [representative]: the member of this line there */
     int64_t kg, kgmax; /* inner indices of this line, of the largest */
     side_t s[2];       /* A, B */
+    int nside;         /* operands moved: 1 when B is A (op.uplo) */
     int nchunk;
     int64_t kcmax;
     int64_t p0, p1;         /* this rank's columns of C (owner order) */
@@ -391,13 +392,15 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
     }
     g->p0 = part(op->n, nranks, me);
     g->p1 = part(op->n, nranks, me + 1);
+    /* p?syrk, p?herk: B is A, so its slabs are A's: only A travels */
+    g->nside = op->uplo ? 1 : 2;
     int64_t at = 0;
     for (int par = 0; par < 2; par++) {
         g->off_slab[par][0] = at;
         at += g->kcmax * op->m;
-        g->off_slab[par][1] = at;
-        at += g->kcmax * op->n;
-        for (int b = 0; b < 2; b++) {
+        g->off_slab[par][1] = g->nside == 1 ? g->off_slab[par][0] : at;
+        at += g->nside == 1 ? 0 : g->kcmax * op->n;
+        for (int b = 0; b < g->nside; b++) {
             /* at most kcmax inner indices for each other member */
             g->off_send[par][b] = at;
             at += (int64_t)(g->nq - 1) * g->kcmax * g->s[b].cnt[g->rep];
@@ -530,7 +533,7 @@ static void post(run_t *r, int c)
     chunk_range(g, me, c, &k0, &k1);
     int64_t kc = k1 - k0;
     r->nr[par] = 0;
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < g->nside; b++) {
         const side_t *s = &g->s[b];
         char *slab = r->buf + g->off_slab[par][b] * es;
         char *out = r->buf + g->off_send[par][b] * es;
@@ -577,7 +580,7 @@ static void copy_own(run_t *r, int c)
     int64_t es = (int64_t)g->op.esize, k0, k1;
     chunk_range(g, g->rep, c, &k0, &k1);
     int64_t kc = k1 - k0;
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < g->nside; b++) {
         const side_t *s = &g->s[b];
         int64_t cnt = s->cnt[g->rep];
         const char *src = r->x[b] + side_off(s, k0) * es;

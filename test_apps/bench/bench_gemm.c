@@ -1,7 +1,7 @@
 /*
- * test_apps/bench/bench_gemm.c - p?gemm benchmark: native ScaLAPACK vs.
- * costa-shim in the same process, against the compute floor of the
- * machine (each rank's share of the flops in one local BLAS call).
+ * test_apps/bench/bench_gemm.c - p?gemm and p?syrk benchmark: native
+ * ScaLAPACK vs. costa-shim in the same process, against the compute floor
+ * of the machine (each rank's share of the flops in one local BLAS call).
  *
  * A plain ScaLAPACK program (never linked with the shim): run it with
  *   COSTA_SHIM_GEMM=on LD_PRELOAD=libcosta_shim.so \
@@ -48,12 +48,21 @@
  *   g  pdgemm N T 293x293x96        blocks 48  2x1, beta 1 (CP2K's shape)
  *   h  pdgemm T N 300x300x200000    blocks 48  2x2
  *   z  pzgemm C N 300x300x50000     blocks 48  1x2 (the flops of a)
- * (m x n x k: C is m x n, op(A) m x k, op(B) k x n.)  Memory: a, b and h
+ *   s  pdsyrk U T 300x200000        blocks 48  1x2 (CP2K RPA's p?syrk)
+ *   t  pdsyrk U T 300x200000        blocks 48  2x1
+ *   u  pdsyrk U N 300x200000        blocks 48  1x2
+ *   v  pdsyrk U N 300x200000        blocks 48  2x1
+ *   w  pdsyrk U T 300x200000        blocks 48  2x2
+ * (m x n x k: C is m x n, op(A) m x k, op(B) k x n.)  The p?syrk cases
+ * (n x k: C is n x n, op(A) n x k) compute the triangle UPLO of C :=
+ * alpha op(A) op(A)^T + beta C; their floor is a local dsyrk_ of n x k/P,
+ * their GF/s count n (n + 1) k flops, and the elements of C outside the
+ * triangle are checked unchanged.  Memory: a, b and h
  * hold 300 x 200000 doubles per operand (480 MB over all ranks), c
  * 1000 x 100000 (800 MB), and the floor's buffers as much again (each rank
  * its share of both operands); everything is freed between cases.
  *
- * Options: --cases abcdefghz  cases to run (letters; default all)
+ * Options: --cases abcdefghzstuvw  cases to run (letters; default all)
  *          --reps N           timed rounds per case (default 40)
  *          --scale F          multiply every dimension and block size by F
  *                             (at least 1; F in (0, 10]): tiny test runs,
@@ -89,6 +98,15 @@ void pzgemm_(const char *ta, const char *tb, const int *m, const int *n,
              const int *ib, const int *jb, const int *descb,
              const double *beta, double *c, const int *ic, const int *jc,
              const int *descc, size_t lta, size_t ltb);
+void pdsyrk_(const char *uplo, const char *trans, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia,
+             const int *ja, const int *desca, const double *beta, double *c,
+             const int *ic, const int *jc, const int *descc, size_t lu,
+             size_t lt);
+void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda,
+            const double *beta, double *c, const int *ldc, size_t lu,
+            size_t lt);
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n,
             const int *k, const double *alpha, const double *a,
             const int *lda, const double *b, const int *ldb,
@@ -116,18 +134,24 @@ typedef struct {
     int blk;      /* square blocks of A, B and C */
     int grid;     /* GRID_1X2, GRID_2X1 or GRID_SQ */
     double alpha[2], beta[2];
+    char uplo;    /* pdsyrk_: 'U' or 'L' (B is A, tb ta's other); 0 */
 } gemm_case_t;
 
 static const gemm_case_t cases[] = {
-    {'a', 0, 'T', 'N', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}},
-    {'b', 0, 'T', 'N', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}},
-    {'c', 0, 'T', 'N', 1000, 1000, 100000, 64, GRID_1X2, {1, 0}, {0, 0}},
-    {'d', 0, 'N', 'N', 20000, 300, 2000, 64, GRID_1X2, {1, 0}, {0, 0}},
-    {'e', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_1X2, {1, 0}, {0, 0}},
-    {'f', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_SQ, {1, 0}, {0, 0}},
-    {'g', 0, 'N', 'T', 293, 293, 96, 48, GRID_2X1, {1, 0}, {1, 0}},
-    {'h', 0, 'T', 'N', 300, 300, 200000, 48, GRID_SQ, {1, 0}, {0, 0}},
-    {'z', 1, 'C', 'N', 300, 300, 50000, 48, GRID_1X2, {1, 0}, {0, 0}},
+    {'a', 0, 'T', 'N', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}, 0},
+    {'b', 0, 'T', 'N', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}, 0},
+    {'c', 0, 'T', 'N', 1000, 1000, 100000, 64, GRID_1X2, {1, 0}, {0, 0}, 0},
+    {'d', 0, 'N', 'N', 20000, 300, 2000, 64, GRID_1X2, {1, 0}, {0, 0}, 0},
+    {'e', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_1X2, {1, 0}, {0, 0}, 0},
+    {'f', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_SQ, {1, 0}, {0, 0}, 0},
+    {'g', 0, 'N', 'T', 293, 293, 96, 48, GRID_2X1, {1, 0}, {1, 0}, 0},
+    {'h', 0, 'T', 'N', 300, 300, 200000, 48, GRID_SQ, {1, 0}, {0, 0}, 0},
+    {'z', 1, 'C', 'N', 300, 300, 50000, 48, GRID_1X2, {1, 0}, {0, 0}, 0},
+    {'s', 0, 'T', 'N', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}, 'U'},
+    {'t', 0, 'T', 'N', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}, 'U'},
+    {'u', 0, 'N', 'T', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}, 'U'},
+    {'v', 0, 'N', 'T', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}, 'U'},
+    {'w', 0, 'T', 'N', 300, 300, 200000, 48, GRID_SQ, {1, 0}, {0, 0}, 'U'},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -211,17 +235,21 @@ static void reference(const gemm_case_t *c, int64_t gi, int64_t gj,
                       double want[2], double *scale_p)
 {
     double s[2] = {0, 0}, mag = 0;
-    for (int64_t l = 0; l < c->k; l++) {
+    /* p?syrk: only the triangle uplo is written */
+    int outside = (c->uplo == 'U' && gi > gj) || (c->uplo == 'L' && gi < gj);
+    for (int64_t l = 0; l < c->k && !outside; l++) {
         double a[2], b[2];
         op_elem(GEN_A, c->ta, c->cplx, gi, l, a);
-        op_elem(GEN_B, c->tb, c->cplx, l, gj, b);
+        op_elem(c->uplo ? GEN_A : GEN_B, c->tb, c->cplx, l, gj, b);
         s[0] += a[0] * b[0] - a[1] * b[1];
         s[1] += a[0] * b[1] + a[1] * b[0];
         mag += (fabs(a[0]) + fabs(a[1])) * (fabs(b[0]) + fabs(b[1]));
     }
     double c0[2] = {gen(GEN_C, gi, gj, 0),
                     c->cplx ? gen(GEN_C, gi, gj, 1) : 0.0};
-    const double *al = c->alpha, *be = c->beta;
+    static const double keep[2] = {1, 0}, none[2] = {0, 0};
+    const double *al = outside ? none : c->alpha;
+    const double *be = outside ? keep : c->beta;
     want[0] = al[0] * s[0] - al[1] * s[1] + be[0] * c0[0] - be[1] * c0[1];
     want[1] = al[0] * s[1] + al[1] * s[0] + be[0] * c0[1] + be[1] * c0[0];
     *scale_p = (fabs(al[0]) + fabs(al[1])) * mag +
@@ -305,7 +333,15 @@ static void call_path(gemm_run_t *r, int path)
 {
     const gemm_case_t *c = r->c;
     static const int one = 1;
-    const char ta[2] = {c->ta, 0}, tb[2] = {c->tb, 0};
+    const char ta[2] = {c->ta, 0}, tb[2] = {c->tb, 0}, ul[2] = {c->uplo, 0};
+    if (path == P_FLOOR && c->uplo) {
+        int lda = c->ta == 'N' ? r->fm : r->fk;
+        lda = lda > 1 ? lda : 1;
+        int ldc = r->fm > 1 ? r->fm : 1;
+        dsyrk_(ul, ta, &r->fm, &r->fk, c->alpha, r->fa, &lda, c->beta, r->fc,
+               &ldc, 1, 1);
+        return;
+    }
     if (path == P_FLOOR) {
         int lda = c->ta == 'N' ? r->fm : r->fk;
         int ldb = c->tb == 'N' ? r->fk : r->fn;
@@ -318,6 +354,11 @@ static void call_path(gemm_run_t *r, int path)
         return;
     }
     dmat_t *x = path == P_SHIM ? &r->cs : &r->cn;
+    if (c->uplo) {
+        pdsyrk_(ul, ta, &c->n, &c->k, c->alpha, r->a.data, &one, &one,
+                r->a.desc, c->beta, x->data, &one, &one, x->desc, 1, 1);
+        return;
+    }
     (c->cplx ? pzgemm_ : pdgemm_)(ta, tb, &c->m, &c->n, &c->k, c->alpha,
                                   r->a.data, &one, &one, r->a.desc,
                                   r->b.data, &one, &one, r->b.desc, c->beta,
@@ -376,21 +417,32 @@ static gemm_row_t run_case(const gemm_case_t *c, const grid_t *g, int reps,
     gemm_row_t row = {.label = {c->id, 0}, .m = c->m, .n = c->n,
                       .k = c->k, .reps = reps, .maxrel = -1, .ok = 1};
     snprintf(row.grid, sizeof row.grid, "%dx%d", g->nprow, g->npcol);
-    snprintf(row.what, sizeof row.what, "%s %c %c %dx%dx%d blk %d %s%s",
-             c->cplx ? "pzgemm" : "pdgemm", c->ta, c->tb, c->m, c->n, c->k,
-             c->blk, row.grid, c->beta[0] != 0 ? " b=1" : "");
-    row.gflop = (c->cplx ? 8.0 : 2.0) * c->m * c->n * (double)c->k / 1e9;
+    if (c->uplo) {
+        snprintf(row.what, sizeof row.what, "pdsyrk %c %c %dx%d blk %d %s%s",
+                 c->uplo, c->ta, c->n, c->k, c->blk, row.grid,
+                 c->beta[0] != 0 ? " b=1" : "");
+        row.gflop = (double)c->n * (c->n + 1) * (double)c->k / 1e9;
+    } else {
+        snprintf(row.what, sizeof row.what, "%s %c %c %dx%dx%d blk %d %s%s",
+                 c->cplx ? "pzgemm" : "pdgemm", c->ta, c->tb, c->m, c->n,
+                 c->k, c->blk, row.grid, c->beta[0] != 0 ? " b=1" : "");
+        row.gflop = (c->cplx ? 8.0 : 2.0) * c->m * c->n * (double)c->k / 1e9;
+    }
 
     int nc = c->cplx ? 2 : 1;
     gemm_run_t r = {.c = c, .g = g};
     dmat_init(&r.a, g, c->ta == 'N' ? c->m : c->k,
               c->ta == 'N' ? c->k : c->m, c->blk, nc);
-    dmat_init(&r.b, g, c->tb == 'N' ? c->k : c->n,
-              c->tb == 'N' ? c->n : c->k, c->blk, nc);
+    if (c->uplo)
+        r.b = r.a; /* not used: B is A */
+    else
+        dmat_init(&r.b, g, c->tb == 'N' ? c->k : c->n,
+                  c->tb == 'N' ? c->n : c->k, c->blk, nc);
     dmat_init(&r.cn, g, c->m, c->n, c->blk, nc);
     dmat_init(&r.cs, g, c->m, c->n, c->blk, nc);
     dmat_fill(&r.a, g, GEN_A);
-    dmat_fill(&r.b, g, GEN_B);
+    if (!c->uplo)
+        dmat_fill(&r.b, g, GEN_B);
     dmat_fill(&r.cn, g, GEN_C);
     floor_init(&r);
 
@@ -441,7 +493,8 @@ static gemm_row_t run_case(const gemm_case_t *c, const grid_t *g, int reps,
     free(r.fb);
     free(r.fc);
     free(r.a.data);
-    free(r.b.data);
+    if (!c->uplo)
+        free(r.b.data);
     free(r.cn.data);
     free(r.cs.data);
     return row;
@@ -473,8 +526,8 @@ static void print_head(int have_shim, int reps)
 {
     if (g_rank != 0)
         return;
-    printf("pdgemm_/pzgemm_ benchmark, %d ranks; ms per call, each call "
-           "the max over ranks; %d rounds after 1 warm-up call per path, "
+    printf("pdgemm_/pzgemm_/pdsyrk_ benchmark, %d ranks; ms per call, each "
+           "call the max over ranks; %d rounds after 1 warm-up call per path, "
            "native/shim/floor taking turns\n", g_nprocs, reps);
     if (have_shim)
         printf("mode: native vs costa-shim (costa_shim_set_enabled found; "
@@ -547,7 +600,7 @@ static void print_row(const gemm_row_t *w, int have_shim)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_gemm [--cases abcdefghz] [--reps N] "
+    fprintf(f, "usage: bench_gemm [--cases abcdefghzstuvw] [--reps N] "
                "[--scale F] [--csv FILE]\n");
 }
 
@@ -579,7 +632,7 @@ static void square_grid_init(grid_t *g)
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefghz", *csv = NULL;
+    const char *which = "abcdefghzstuvw", *csv = NULL;
     int reps = 40, rc = 0;
     double scale = 1.0;
 
