@@ -333,6 +333,39 @@ cs_status_t cs_eng_plan_execute(cs_eng_plan_t *plan, const void *a_base,
                                 cs_eng_stats_t *stats_p);
 
 /*
+ * Several plans executed as one exchange (a batch): the packages every plan
+ * sends from this rank to one peer travel as one message (in the order of
+ * the plans), so each pair of ranks exchanges one message per batch, cut
+ * only at the message limit.  Every package is packed into and unpacked
+ * from the caller's buffer, also those a plan alone would send from A or
+ * receive into B directly.
+ *
+ * cs_eng_batch_create: from n uncut plans (cs_eng_plan_panels() == 1;
+ * CS_ERR_UNSUPPORTED otherwise), which must stay alive while the batch is;
+ * every rank of the execution must batch plans of the same operations in
+ * the same order.  Local; holds the request arrays (one slot per peer).
+ * cs_eng_batch_buffer_bytes: bytes of the buffer cs_eng_batch_execute needs
+ * on this rank (its packages out and in).
+ * cs_eng_batch_execute: collective over comm like cs_eng_plan_execute;
+ * a[i], b[i] are this rank's local arrays of plan i's A and B; the plans'
+ * own workspaces and request arrays are not used.  Nothing it does can
+ * fail locally; MPI errors are fatal.  stats: the sums over the plans,
+ * messages counted as batched.
+ */
+typedef struct cs_eng_batch cs_eng_batch_t;
+
+cs_status_t cs_eng_batch_create(cs_eng_plan_t *const *plans, int n,
+                                cs_eng_batch_t **batch_p);
+int64_t cs_eng_batch_buffer_bytes(const cs_eng_batch_t *batch);
+/* Heap bytes the batch holds.  Local. */
+int64_t cs_eng_batch_heap_bytes(const cs_eng_batch_t *batch);
+cs_status_t cs_eng_batch_execute(cs_eng_batch_t *batch, const void *const *a,
+                                 void *const *b, void *buf, MPI_Comm comm,
+                                 const cs_eng_exec_opts_t *opts,
+                                 cs_eng_stats_t *stats_p);
+void cs_eng_batch_destroy(cs_eng_batch_t *batch);
+
+/*
  * The communication-volume matrix of op between the two layouts: vol_p[i *
  * nranks + j] += bytes that rank i (owner in a) holds and rank j (owner in
  * b) needs, for ranks in [0, nranks) (of a masked copy, the trapezoid's

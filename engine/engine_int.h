@@ -325,6 +325,20 @@ cs_status_t cs_eng_exch_messages(cs_eng_exch_t *x);
 
 /* ------------------------------------------------------------ exchange */
 
+/*
+ * Pack (unpack 0: from A into pkg) or unpack (1: from pkg into B) the
+ * whole package of peer pe of x, every block at its offset in the package,
+ * those that x sends from A or receives into B directly included: batch.c
+ * sends the packages of several plans as one message.  Local.
+ */
+void cs_eng_exch_copy_package(const cs_eng_exch_t *x, const cs_eng_peer_t *pe,
+                              int unpack, const char *a, char *b, char *pkg,
+                              int threads);
+
+/* Copy the blocks of x that stay on this rank from A to B.  Local. */
+void cs_eng_exch_copy_local(const cs_eng_exch_t *x, const char *a, char *b,
+                            int threads);
+
 /* Bytes per MPI message at most with these options (never above the
  * engine's limit, which keeps every count an int). */
 int64_t cs_eng_exch_chunk(const cs_eng_exec_opts_t *opts);

@@ -558,6 +558,39 @@ static void copy_peer(const cs_eng_exch_t *plan, const cs_eng_peer_t *pe,
     }
 }
 
+void cs_eng_exch_copy_package(const cs_eng_exch_t *plan,
+                              const cs_eng_peer_t *pe, int unpack,
+                              const char *a, char *b, char *pkg, int threads)
+{
+    const cs_eng_combo_t *combos =
+        unpack ? plan->recv_combo : plan->send_combo;
+    a = plan->b_only ? b : a;
+    for (int64_t k = pe->first; k < pe->first + pe->count; k++) {
+        char *at = pkg + combos[k].off;
+        if (plan->compact) {
+            int nt = combos[k].bytes >= cs_eng_par_min_bytes ? threads : 1;
+            cs_eng_trap_copy(plan, &combos[k], unpack, a, b, at, nt, NULL,
+                             NULL);
+        } else if (!unpack && plan->a_order == CS_ENG_COLMAJOR &&
+                   threads <= 1) {
+            pack_columns(plan, &combos[k], a, at, 0, NULL);
+        } else {
+            copy_combo(plan, &combos[k], unpack ? DIR_UNPACK : DIR_PACK, a, b,
+                       at, threads, NULL);
+        }
+    }
+}
+
+void cs_eng_exch_copy_local(const cs_eng_exch_t *plan, const char *a, char *b,
+                            int threads)
+{
+    a = plan->b_only ? b : a;
+    for (int64_t k = 0; k < plan->nlocal; k++) {
+        copy_combo(plan, &plan->local_combo[k], DIR_LOCAL, a, b, NULL,
+                   threads, NULL);
+    }
+}
+
 /* Requests (message chunks) the plan's execution posts with messages of
  * at most chunk bytes. */
 static int64_t plan_requests(const cs_eng_exch_t *plan, int64_t chunk)

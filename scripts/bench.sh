@@ -156,14 +156,14 @@ done
 
 # p?gemm against the compute floor (bench_gemm.c), the shim taking every
 # call its decision accepts (COSTA_SHIM_GEMM=on); then its 2x2 cases (f,
-# h, w) on 4 ranks, fewer rounds: four ranks share the two cores
+# h, k, o, p, w) on 4 ranks, fewer rounds: four ranks share the two cores
 read -ra gemm_args <<<"${CS_BENCH_GEMM_ARGS:-}"
 echo
 COSTA_SHIM_GEMM=on run_mpi_bench bench_gemm "${gemm_args[@]}" ||
     failed+=(bench_gemm)
 echo
 CS_BENCH_PROG=bench_gemm CS_BENCH_RANKS=4 COSTA_SHIM_GEMM=on \
-    LD_PRELOAD=$yield run_mpi_bench bench_gemm_r4 --cases fhw --reps 10 ||
+    LD_PRELOAD=$yield run_mpi_bench bench_gemm_r4 --cases fhkopw --reps 10 ||
     failed+=(bench_gemm_r4)
 
 # what cutting a call into panels costs (COSTA_SHIM_WORKSPACE): the same

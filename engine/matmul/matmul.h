@@ -143,8 +143,9 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
                              const cs_eng_mm_op_t *op, cs_eng_mm_split_t s,
                              int me, int64_t ws_max, cs_eng_mm_t **mm_p);
 
-/* The exchanges (2 c: chunk c of A in, 2 c + 1: of B, the last: C out),
- * for reservation. */
+/* The exchanges that run on their own, for reservation: of each chunk
+ * A's and B's, unless they run batched (in the buffer, reserving nothing
+ * else), or the one of an operand not read in place; the last: C out. */
 int cs_eng_mm_nplans(const cs_eng_mm_t *mm);
 cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which);
 

@@ -40,6 +40,7 @@ typedef struct {
     int64_t kl; /* this rank's part of the chunk */
     slab_t a, b;
     cs_eng_plan_t *pa, *pb; /* NULL for the operand read in place */
+    cs_eng_batch_t *batch;  /* pa and pb as one exchange, or NULL */
     int64_t ioff;           /* in place: the chunk's first element there */
 } chunk_t;
 
@@ -56,6 +57,7 @@ struct cs_eng_mm {
     int64_t ild;        /* ... and its leading dimension */
     cs_eng_plan_t *out; /* C's pieces into C */
     int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, the ring */
+    int64_t off_x;               /* ... and the batches' packages */
     int64_t bytes;
     cs_eng_mm_pieces_t *pc; /* op.pieces: that multiplication instead */
 };
@@ -357,6 +359,27 @@ static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
     return st;
 }
 
+/*
+ * Both slabs of a chunk in one exchange (engine/batch.c): one message per
+ * pair of processes instead of two.  Not for plans cut into panels (the
+ * workspace bound), which run one panel after the other.  The batch packs
+ * its packages in the multiplication's buffer (off_x), at most the size
+ * of the chunk's slabs out and in.
+ */
+static cs_status_t chunk_batch(cs_eng_mm_t *mm, chunk_t *ch)
+{
+    if (cs_eng_plan_panels(ch->pa) > 1 || cs_eng_plan_panels(ch->pb) > 1) {
+        return CS_OK;
+    }
+    cs_eng_plan_t *plans[2] = {ch->pa, ch->pb};
+    cs_status_t st = cs_eng_batch_create(plans, 2, &ch->batch);
+    if (st == CS_OK) {
+        int64_t x = cs_eng_batch_buffer_bytes(ch->batch);
+        mm->bytes = mm->off_x + x > mm->bytes ? mm->off_x + x : mm->bytes;
+    }
+    return st;
+}
+
 static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
                                 const cs_eng_layout_t *lb,
                                 const cs_eng_layout_t *lc, int64_t ws_max)
@@ -372,6 +395,9 @@ static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
         st = op->inplace ? chunk_plan_inplace(mm, c, la, lb, ws_max, grid)
                          : chunk_plans(mm, c, la, lb, ws_max, grid);
+        if (st == CS_OK && !op->inplace) {
+            st = chunk_batch(mm, &mm->chunk[c]);
+        }
     }
     cs_eng_layout_t l;
     if (st == CS_OK) {
@@ -513,6 +539,7 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     mm->off_r = mm->off_c + mm->mi * mm->nj * es;
     mm->bytes = mm->off_r + cs_eng_mm_reduce_ring(op->chunk_bytes, es,
                                                   mm->mi * piece * es, s.pk);
+    mm->off_x = mm->bytes; /* create_plans adds the batches' room */
     st = create_plans(mm, la, lb, lc, ws_max);
     if (st != CS_OK) {
         cs_eng_mm_destroy(mm);
@@ -522,10 +549,11 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     return CS_OK;
 }
 
-/* Exchanges per chunk: one when an operand is read in place. */
-static int per_chunk(const cs_eng_mm_t *mm)
+/* The exchanges chunk ch runs on their own (each reserved by the
+ * caller): none when batched, one when an operand is read in place. */
+static int own_plans(const cs_eng_mm_t *mm, const chunk_t *ch)
 {
-    return mm->op.inplace ? 1 : 2;
+    return ch->batch ? 0 : mm->op.inplace ? 1 : 2;
 }
 
 int cs_eng_mm_nplans(const cs_eng_mm_t *mm)
@@ -533,26 +561,29 @@ int cs_eng_mm_nplans(const cs_eng_mm_t *mm)
     if (mm->pc) {
         return 1;
     }
-    return per_chunk(mm) * mm->nchunk + 1;
+    int n = 1;
+    for (int c = 0; c < mm->nchunk; c++) {
+        n += own_plans(mm, &mm->chunk[c]);
+    }
+    return n;
 }
 
 cs_eng_plan_t *cs_eng_mm_plan(cs_eng_mm_t *mm, int which)
 {
-    int per = per_chunk(mm);
     if (mm->pc) {
         return which == 0 ? cs_eng_mm_pieces_out(mm->pc) : NULL;
     }
-    if (which < 0 || which > per * mm->nchunk) {
-        return NULL;
+    for (int c = 0; c < mm->nchunk && which >= 0; c++) {
+        chunk_t *ch = &mm->chunk[c];
+        int n = own_plans(mm, ch);
+        if (which < n) {
+            return mm->op.inplace ? (ch->pa ? ch->pa : ch->pb)
+                   : which       ? ch->pb
+                                 : ch->pa;
+        }
+        which -= n;
     }
-    if (which == per * mm->nchunk) {
-        return mm->out;
-    }
-    chunk_t *ch = &mm->chunk[which / per];
-    if (mm->op.inplace) {
-        return ch->pa ? ch->pa : ch->pb;
-    }
-    return which % 2 ? ch->pb : ch->pa;
+    return which == 0 ? mm->out : NULL;
 }
 
 int64_t cs_eng_mm_buffer_bytes(const cs_eng_mm_t *mm)
@@ -569,10 +600,13 @@ int64_t cs_eng_mm_heap_bytes(const cs_eng_mm_t *mm)
         return (int64_t)sizeof(*mm) + cs_eng_mm_pieces_heap_bytes(mm->pc);
     }
     int64_t b = (int64_t)sizeof(*mm) + mm->nchunk * (int64_t)sizeof(*mm->chunk);
-    for (int k = 0; k < cs_eng_mm_nplans(mm); k++) {
-        b += cs_eng_plan_heap_bytes(cs_eng_mm_plan((cs_eng_mm_t *)mm, k));
+    for (int c = 0; c < mm->nchunk; c++) {
+        const chunk_t *ch = &mm->chunk[c];
+        b += (ch->pa ? cs_eng_plan_heap_bytes(ch->pa) : 0) +
+             (ch->pb ? cs_eng_plan_heap_bytes(ch->pb) : 0) +
+             (ch->batch ? cs_eng_batch_heap_bytes(ch->batch) : 0);
     }
-    return b;
+    return b + cs_eng_plan_heap_bytes(mm->out);
 }
 
 void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
@@ -586,13 +620,14 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
         kl += mm->chunk[c].kl;
     }
     kl = mm->op.direct ? mm->op.kl : kl;
-    snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d",
+    snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d%s",
              mm->s.pm, mm->s.pn, mm->s.pk,
              mm->op.direct           ? " direct"
              : mm->op.inplace == 'A' ? " A-in-place"
              : mm->op.inplace == 'B' ? " B-in-place"
                                      : "",
-             (long long)mm->mi, (long long)mm->nj, (long long)kl, mm->nchunk);
+             (long long)mm->mi, (long long)mm->nj, (long long)kl, mm->nchunk,
+             mm->nchunk > 0 && mm->chunk[0].batch ? " batched" : "");
 }
 
 static void slab_free(slab_t *sl)
@@ -608,6 +643,7 @@ void cs_eng_mm_destroy(cs_eng_mm_t *mm)
     }
     cs_eng_mm_pieces_destroy(mm->pc);
     for (int c = 0; mm->chunk && c < mm->nchunk; c++) {
+        cs_eng_batch_destroy(mm->chunk[c].batch);
         cs_eng_plan_destroy(mm->chunk[c].pa);
         cs_eng_plan_destroy(mm->chunk[c].pb);
         slab_free(&mm->chunk[c].a);
@@ -778,7 +814,15 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
     for (int ci = 0; ci < mm->nchunk; ci++) {
         chunk_t *ch = &mm->chunk[ci];
         double u0 = MPI_Wtime();
-        for (int k = 0; k < 2; k++) {
+        if (ch->batch) {
+            const void *src[2] = {a, b};
+            void *dst[2] = {abuf, bbuf};
+            memset(&v, 0, sizeof(v));
+            cs_eng_batch_execute(ch->batch, src, dst,
+                                 (char *)buf + mm->off_x, comm, opts, &v);
+            add_xfer(&st->xfer, &v);
+        }
+        for (int k = 0; k < 2 && !ch->batch; k++) {
             if (!(k ? ch->pb : ch->pa)) {
                 continue; /* read in place */
             }

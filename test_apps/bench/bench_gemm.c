@@ -47,6 +47,13 @@
  *   f  pdgemm N N 2000x2000x2000    blocks 64  2x2
  *   g  pdgemm N T 293x293x96        blocks 48  2x1, beta 1 (CP2K's shape)
  *   h  pdgemm T N 300x300x200000    blocks 48  2x2
+ *   i  pdgemm T N 1000x1000x100000  blocks 64  2x1
+ *   j  pdgemm N N 20000x300x2000    blocks 64  2x1
+ *   k  pdgemm N N 20000x300x2000    blocks 64  2x2
+ *   l  pdgemm N N 2000x2000x2000    blocks 64  2x1
+ *   n  pdgemm N T 293x293x96        blocks 48  1x2, beta 1
+ *   o  pdgemm N T 293x293x96        blocks 48  2x2, beta 1
+ *   p  pdgemm T N 1000x1000x100000  blocks 64  2x2
  *   z  pzgemm C N 300x300x50000     blocks 48  1x2 (the flops of a)
  *   s  pdsyrk U T 300x200000        blocks 48  1x2 (CP2K RPA's p?syrk)
  *   t  pdsyrk U T 300x200000        blocks 48  2x1
@@ -62,7 +69,7 @@
  * 1000 x 100000 (800 MB), and the floor's buffers as much again (each rank
  * its share of both operands); everything is freed between cases.
  *
- * Options: --cases abcdefghzstuvw  cases to run (letters; default all)
+ * Options: --cases abcdefghijklnopzstuvw  cases to run (letters; default all)
  *          --reps N           timed rounds per case (default 40)
  *          --scale F          multiply every dimension and block size by F
  *                             (at least 1; F in (0, 10]): tiny test runs,
@@ -146,6 +153,13 @@ static const gemm_case_t cases[] = {
     {'f', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_SQ, {1, 0}, {0, 0}, 0},
     {'g', 0, 'N', 'T', 293, 293, 96, 48, GRID_2X1, {1, 0}, {1, 0}, 0},
     {'h', 0, 'T', 'N', 300, 300, 200000, 48, GRID_SQ, {1, 0}, {0, 0}, 0},
+    {'i', 0, 'T', 'N', 1000, 1000, 100000, 64, GRID_2X1, {1, 0}, {0, 0}, 0},
+    {'j', 0, 'N', 'N', 20000, 300, 2000, 64, GRID_2X1, {1, 0}, {0, 0}, 0},
+    {'k', 0, 'N', 'N', 20000, 300, 2000, 64, GRID_SQ, {1, 0}, {0, 0}, 0},
+    {'l', 0, 'N', 'N', 2000, 2000, 2000, 64, GRID_2X1, {1, 0}, {0, 0}, 0},
+    {'n', 0, 'N', 'T', 293, 293, 96, 48, GRID_1X2, {1, 0}, {1, 0}, 0},
+    {'o', 0, 'N', 'T', 293, 293, 96, 48, GRID_SQ, {1, 0}, {1, 0}, 0},
+    {'p', 0, 'T', 'N', 1000, 1000, 100000, 64, GRID_SQ, {1, 0}, {0, 0}, 0},
     {'z', 1, 'C', 'N', 300, 300, 50000, 48, GRID_1X2, {1, 0}, {0, 0}, 0},
     {'s', 0, 'T', 'N', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}, 'U'},
     {'t', 0, 'T', 'N', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}, 'U'},
@@ -600,7 +614,7 @@ static void print_row(const gemm_row_t *w, int have_shim)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_gemm [--cases abcdefghzstuvw] [--reps N] "
+    fprintf(f, "usage: bench_gemm [--cases abcdefghijklnopzstuvw] [--reps N] "
                "[--scale F] [--csv FILE]\n");
 }
 
@@ -632,7 +646,7 @@ static void square_grid_init(grid_t *g)
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefghzstuvw", *csv = NULL;
+    const char *which = "abcdefghijklnopzstuvw", *csv = NULL;
     int reps = 40, rc = 0;
     double scale = 1.0;
 

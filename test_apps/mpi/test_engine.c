@@ -23,7 +23,11 @@
  * variants) and its phase times are set, not negative and within the
  * call's wall time; no panel of a
  * cut plan needs more workspace than the bound unless it is one column or
- * row wide.  Rank 0 prints "cs_test: OK" if no rank failed.
+ * row wide.  Each case also runs a batch (cs_eng_batch_execute) of its
+ * copy and a second one on the same layouts (another sub-matrix, offsets
+ * and mask) into a second target: both targets exact, A unchanged, and one
+ * message per pair of ranks (cut only as the engine cuts messages).  Rank
+ * 0 prints "cs_test: OK" if no rank failed.
  *
  * Usage: test_engine [cases [seed]]   (default 300 cases, seed 1)
  * Local arrays are allocated to their exact size so that valgrind sees any
@@ -604,6 +608,134 @@ static int panels_within(const cs_eng_plan_t *plan, int64_t ws)
     return 1;
 }
 
+/* ------------------------------------------------------------ batches */
+
+static int64_t nbatch_run;
+
+/* Bytes op moves from rank s to rank d (s != d), brute force. */
+static int64_t pair_bytes(const glayout_t *A, const glayout_t *B,
+                          const cs_eng_op_t *op, int s, int d)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < op->m; i++) {
+        for (int64_t j = 0; j < op->n; j++) {
+            n += in_mask(op, i, j) &&
+                 owner(A, op->ia + i, op->ja + j) == s &&
+                 owner(B, op->ib + i, op->jb + j) == d;
+        }
+    }
+    return n * (int64_t)op->esize;
+}
+
+/*
+ * A batch of two plans on the case's layouts (cs_eng_batch_execute): op
+ * into B and a second copy op2 (another sub-matrix, offsets and mask)
+ * into a second array of B's layout.  Both targets must come out as the
+ * plans alone would make them, A unchanged, and each pair of ranks must
+ * exchange one message (cut only into the engine's pieces) carrying both
+ * plans' packages.
+ */
+static void run_batch(int c, MPI_Comm comm, int me, int P,
+                      const glayout_t *A, const glayout_t *B,
+                      const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
+                      const cs_eng_op_t *op, uint64_t salt, unsigned char *a,
+                      unsigned char *a0, unsigned char *b,
+                      const unsigned char *b0, unsigned char *bx)
+{
+    cs_eng_op_t op2 = *op;
+    int64_t rows = cs_eng_min64(A->dim[0].n, B->dim[0].n);
+    int64_t cols = cs_eng_min64(A->dim[1].n, B->dim[1].n);
+    op2.m = rr(0, rows);
+    op2.n = rr(0, cols);
+    op2.ia = rr(0, A->dim[0].n - op2.m);
+    op2.ja = rr(0, A->dim[1].n - op2.n);
+    op2.ib = rr(0, B->dim[0].n - op2.m);
+    op2.jb = rr(0, B->dim[1].n - op2.n);
+    op2.mask = (int)rr(0, 2);
+    op2.mask_k = rr(-op2.n - 1, op2.m + 1);
+    int threads = (int)rr(1, 2), overlap = (int)rr(0, 1);
+    int64_t max_msg = rnd() % 2 ? 0 : rr(1, 300);
+    size_t es = op->esize, bbytes = (size_t)B->nelem[me] * es;
+    unsigned char *b2 = bbytes ? malloc(bbytes) : NULL;
+    unsigned char *bx2 = bbytes ? malloc(bbytes) : NULL;
+    CS_TEST_ASSERT(!bbytes || (b2 && bx2));
+    set_values(A, B, &op2, me, salt, a, a0, b2, b0, bx2);
+    set_values(A, B, op, me, salt, a, a0, b, b0, bx);
+    cs_eng_plan_t *plan[2] = {NULL, NULL};
+    cs_status_t s1 = cs_eng_plan_create(la, lb, op, me, &plan[0]);
+    cs_status_t s2 = cs_eng_plan_create(la, lb, &op2, me, &plan[1]);
+    cs_eng_batch_t *bt = NULL;
+    cs_status_t s3 = s1 == CS_OK && s2 == CS_OK
+                         ? cs_eng_batch_create(plan, 2, &bt)
+                         : CS_ERR_UNSUPPORTED;
+    CS_TEST_CHECK(s3 == CS_OK, "case %d rank %d: batch_create: %s / %s / %s",
+                  c, me, cs_status_str(s1), cs_status_str(s2),
+                  cs_status_str(s3));
+    int bad = s3 != CS_OK, anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+    if (!anybad) {
+        int64_t nbuf = cs_eng_batch_buffer_bytes(bt);
+        void *buf = malloc((size_t)nbuf + 1);
+        CS_TEST_ASSERT(buf);
+        const void *as[2] = {a, a};
+        void *bs[2] = {b, b2};
+        cs_eng_exec_opts_t opts = {.threads = threads,
+                                   .overlap = overlap,
+                                   .max_msg_bytes = max_msg};
+        cs_eng_stats_t st;
+        memset(&st, 0xff, sizeof(st));
+        cs_eng_batch_execute(bt, as, bs, buf, comm, &opts, &st);
+        nbatch_run++;
+        int64_t chunk = max_msg > 0 ? max_msg : (int64_t)1 << 30;
+        int64_t sent = 0, recv = 0, ms = 0, mr = 0, nsend = 0, nrecv = 0;
+        for (int q = 0; q < P; q++) {
+            if (q == me) {
+                continue;
+            }
+            int64_t to = pair_bytes(A, B, op, me, q) +
+                         pair_bytes(A, B, &op2, me, q);
+            int64_t from = pair_bytes(A, B, op, q, me) +
+                           pair_bytes(A, B, &op2, q, me);
+            sent += to;
+            recv += from;
+            ms += msgs_of(to, chunk);
+            mr += msgs_of(from, chunk);
+            nsend += to > 0;
+            nrecv += from > 0;
+        }
+        CS_TEST_CHECK(!bbytes || (memcmp(b, bx, bbytes) == 0 &&
+                                  memcmp(b2, bx2, bbytes) == 0),
+                      "case %d rank %d: batch (threads %d overlap %d msg "
+                      "%" PRId64 "): wrong B elements (first plan %d, "
+                      "second %d)",
+                      c, me, threads, overlap, max_msg,
+                      memcmp(b, bx, bbytes) != 0,
+                      memcmp(b2, bx2, bbytes) != 0);
+        CS_TEST_CHECK(!A->nelem[me] ||
+                          memcmp(a, a0, (size_t)A->nelem[me] * es) == 0,
+                      "case %d rank %d: batch modified A", c, me);
+        CS_TEST_CHECK(st.bytes_sent == sent && st.bytes_recv == recv &&
+                          st.msgs_sent == ms && st.msgs_recv == mr,
+                      "case %d rank %d: batch sent %" PRId64 " B in %" PRId64
+                      " messages, received %" PRId64 " B in %" PRId64
+                      "; want %" PRId64 " B in %" PRId64 " (%" PRId64
+                      " peers), %" PRId64 " B in %" PRId64 " (%" PRId64
+                      " peers)",
+                      c, me, st.bytes_sent, st.msgs_sent, st.bytes_recv,
+                      st.msgs_recv, sent, ms, nsend, recv, mr, nrecv);
+        CS_TEST_CHECK(nbuf >= sent + recv,
+                      "case %d rank %d: batch buffer %" PRId64
+                      " B for %" PRId64 " B of packages",
+                      c, me, nbuf, sent + recv);
+        free(buf);
+    }
+    cs_eng_batch_destroy(bt);
+    cs_eng_plan_destroy(plan[0]);
+    cs_eng_plan_destroy(plan[1]);
+    free(b2);
+    free(bx2);
+}
+
 static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
                      int nvariants)
 {
@@ -892,6 +1024,8 @@ static void run_case(int c, uint64_t seed, MPI_Comm comm, int me, int P,
         }
     }
     cs_eng_plan_destroy(plan);
+    /* collective: every rank, whatever failed above */
+    run_batch(c, comm, me, P, &A, &B, &la, &lb, &op, salt, a, a0, b, b0, bx);
     free(a);
     free(a0);
     free(b);
@@ -966,9 +1100,9 @@ int main(int argc, char **argv)
     int rc = 0;
     if (me == 0) {
         printf("test_engine: %d ranks, %" PRId64 " cases, %" PRId64
-               " executions, %" PRId64 " B bytes checked, %" PRId64
-               " cut plans, %.2f s\n",
-               P, ncases_run, nexec_run, bytes, cuts, t1 - t0);
+               " executions, %" PRId64 " batches, %" PRId64
+               " B bytes checked, %" PRId64 " cut plans, %.2f s\n",
+               P, ncases_run, nexec_run, nbatch_run, bytes, cuts, t1 - t0);
         cs_test_failures = total;
         /* the bound must have cut plans, or the panels went untested */
         CS_TEST_CHECK(ncases_run < 50 || cuts > 0, "no plan was cut");
