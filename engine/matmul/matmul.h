@@ -54,6 +54,16 @@ typedef struct {
      * P x 1 for it), and the inner dimension is cut as that operand cuts
      * it.  Its layout must be column-major.  0: neither. */
     char inplace;
+    /* outer = 1 (with inplace): the in-place operand is spread along its
+     * outer dimension instead (op(A)'s rows m, or op(B)'s columns n) over
+     * all P processes, its inner dimension whole on every process (its
+     * grid P x 1 or 1 x P, the outer dimension cyclic): split P x 1 x 1
+     * (A) or 1 x P x 1 (B), each process multiplying its own rows of A
+     * (columns of B) where they lie with the whole other operand, which
+     * the copies assemble; its rows (columns) of C are the operand's, so
+     * nothing is summed, and C's layout alike takes them without a
+     * message.  Column-major. */
+    int outer;
     /* pieces = 1: both operands have their inner dimension along the
      * same grid dimension, cut alike, and their other dimension along
      * the other one (A^T B, A B^T; on 1 x P, P x 1 or any grid): split
@@ -106,6 +116,12 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
 int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
                            char inplace, size_t esize, int64_t mem_max,
                            cs_eng_mm_cost_t *c);
+
+/* The same for op.outer (matmul.h): the other operand whole on every
+ * process (what it lacks of it), C's rows (columns) out. */
+int cs_eng_mm_outer_cost(int64_t m, int64_t n, int64_t k, int nranks,
+                         char inplace, size_t esize, int64_t mem_max,
+                         cs_eng_mm_cost_t *c);
 
 /* The same for op.pieces (matmul.h): the split 1 x 1 x P with only the
  * pieces of the other nline - 1 members of a line received. */

@@ -55,6 +55,8 @@ struct cs_eng_mm {
     int krows;          /* in place: the inner dimension along its rows */
     int64_t koff;       /* ... starting at this global index */
     int64_t ild;        /* ... and its leading dimension */
+    cs_eng_dist_t odist; /* outer: its rows (columns) of C, as it cuts them */
+    int64_t ofirst;      /* ... and this rank's first at this local index */
     cs_eng_plan_t *out; /* C's pieces into C */
     int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, the ring */
     int64_t off_x;               /* ... and the batches' packages */
@@ -233,6 +235,24 @@ static int inplace_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
            (krows ? lx->npcol : lx->nprow) == 1;
 }
 
+/* outer (matmul.h): whether the in-place operand's outer dimension runs
+ * along its rows (A stored m x k, B stored n x k). */
+static int outer_rows(const cs_eng_mm_op_t *op)
+{
+    return op->inplace == 'A' ? op->transa == 'N' : op->transb != 'N';
+}
+
+/* Whether lx can be read in place along its outer dimension for op. */
+static int outer_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
+{
+    int orows = outer_rows(op);
+    const cs_eng_dist_t *od = orows ? &lx->rows : &lx->cols;
+    const cs_eng_dist_t *kd = orows ? &lx->cols : &lx->rows;
+    return !op->direct && !op->uplo && lx->order == CS_ENG_COLMAJOR &&
+           od->kind == CS_ENG_DIST_CYCLIC && kd->nprocs == 1 &&
+           (orows ? lx->npcol : lx->nprow) == 1;
+}
+
 /* ------------------------------------------------------------ create */
 
 /* One exchange: source layout src, target layout dst, plain copy of the
@@ -260,9 +280,33 @@ static cs_status_t plan_copy(const cs_eng_layout_t *src,
     return cs_eng_plan_create_bounded(src, dst, &o, me, ws_max, plan_p);
 }
 
+/* A's exchange of a chunk (op cut to it, as chunk_plans says). */
+static cs_status_t chunk_plan_a(cs_eng_mm_t *mm, chunk_t *ch,
+                                const cs_eng_mm_op_t *op,
+                                const cs_eng_layout_t *la, int64_t ws_max,
+                                int *grid)
+{
+    const cs_eng_mm_split_t *s = &mm->s;
+    int ta = op->transa != 'N';
+    cs_eng_layout_t l;
+    cs_status_t st = ta ? slab_layout(op->k, op->m, s->pk, s->pm, s->pn,
+                                      rank_a_t, s, ch->a.rows, grid, &l)
+                        : slab_layout(op->m, op->k, s->pm, s->pk, s->pn,
+                                      rank_a_n, s, ch->a.rows, grid, &l);
+    if (st != CS_OK) {
+        return st;
+    }
+    st = plan_copy(la, &l, ta ? op->k : op->m, ta ? op->m : op->k, op->ia,
+                   op->ja, 0, 0, op, 0, mm->me, ws_max, &ch->pa);
+    dist_free(&l.rows);
+    dist_free(&l.cols);
+    return st;
+}
+
 /* The two exchanges of chunk c: op with the inner dimension cut to the
  * chunk (its offsets moved along k), A's and B's slabs as in
- * cs_eng_mm_create. */
+ * cs_eng_mm_create; one with an operand read in place along its outer
+ * dimension (outer). */
 static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
                                const cs_eng_layout_t *la,
                                const cs_eng_layout_t *lb, int64_t ws_max,
@@ -279,19 +323,13 @@ static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
     op.ib += tb ? 0 : k0;
     op.jb += tb ? k0 : 0;
     cs_eng_layout_t l;
-    /* A: stored m x k (copies along k) or k x m (copies along m) */
-    cs_status_t st = ta ? slab_layout(op.k, op.m, s->pk, s->pm, s->pn, rank_a_t,
-                                      s, ch->a.rows, grid, &l)
-                        : slab_layout(op.m, op.k, s->pm, s->pk, s->pn, rank_a_n,
-                                      s, ch->a.rows, grid, &l);
-    if (st != CS_OK) {
-        return st;
+    cs_status_t st = CS_OK;
+    /* A: stored m x k (copies along k) or k x m (copies along m); not
+     * when read in place (outer) */
+    if (op.inplace != 'A') {
+        st = chunk_plan_a(mm, ch, &op, la, ws_max, grid);
     }
-    st = plan_copy(la, &l, ta ? op.k : op.m, ta ? op.m : op.k, op.ia, op.ja, 0,
-                   0, &op, 0, mm->me, ws_max, &ch->pa);
-    dist_free(&l.rows);
-    dist_free(&l.cols);
-    if (st != CS_OK) {
+    if (st != CS_OK || op.inplace == 'B') {
         return st;
     }
     st = tb ? slab_layout(op.n, op.k, s->pn, s->pk, s->pm, rank_b_t, s,
@@ -380,6 +418,34 @@ static cs_status_t chunk_batch(cs_eng_mm_t *mm, chunk_t *ch)
     return st;
 }
 
+/* outer: C's rows (columns) of each process, in the order and with the
+ * cut of the operand read in place (odist), into C. */
+static cs_status_t outer_plan_out(cs_eng_mm_t *mm, const cs_eng_layout_t *lc,
+                                  int64_t ws_max, int *grid)
+{
+    const cs_eng_mm_op_t *op = &mm->op;
+    int isa = op->inplace == 'A', np = mm->odist.nprocs;
+    cs_eng_dist_t whole;
+    cs_status_t st = dist_split(isa ? op->n : op->m, 1, 1, &whole);
+    if (st != CS_OK) {
+        return st;
+    }
+    for (int r = 0; r < np; r++) {
+        grid[r] = r;
+    }
+    cs_eng_layout_t l = {.rows = isa ? mm->odist : whole,
+                         .cols = isa ? whole : mm->odist,
+                         .nprow = isa ? np : 1,
+                         .npcol = isa ? 1 : np,
+                         .grid = grid,
+                         .ld = cs_eng_max64(mm->mi, 1),
+                         .order = CS_ENG_COLMAJOR};
+    st = plan_copy(&l, lc, op->m, op->n, 0, 0, op->ic, op->jc, op, 1, mm->me,
+                   ws_max, &mm->out);
+    dist_free(&whole);
+    return st;
+}
+
 static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
                                 const cs_eng_layout_t *lb,
                                 const cs_eng_layout_t *lc, int64_t ws_max)
@@ -393,14 +459,17 @@ static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
     }
     cs_status_t st = CS_OK;
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
-        st = op->inplace ? chunk_plan_inplace(mm, c, la, lb, ws_max, grid)
-                         : chunk_plans(mm, c, la, lb, ws_max, grid);
+        st = op->inplace && !op->outer
+                 ? chunk_plan_inplace(mm, c, la, lb, ws_max, grid)
+                 : chunk_plans(mm, c, la, lb, ws_max, grid);
         if (st == CS_OK && !op->inplace) {
             st = chunk_batch(mm, &mm->chunk[c]);
         }
     }
     cs_eng_layout_t l;
-    if (st == CS_OK) {
+    if (st == CS_OK && op->outer) {
+        st = outer_plan_out(mm, lc, ws_max, grid);
+    } else if (st == CS_OK) {
         /* C's pieces: each rank holds one, at the start of its storage */
         st = slab_layout(op->m, op->n, s->pm, s->pn, s->pk, rank_c, s, mm->mi,
                          grid, &l);
@@ -427,13 +496,43 @@ static int chunks_of(const cs_eng_mm_op_t *op, cs_eng_mm_split_t s)
     double mi = (double)((op->m + s.pm - 1) / s.pm);
     double nj = (double)((op->n + s.pn - 1) / s.pn);
     double kl = (double)((op->k + s.pk - 1) / s.pk);
-    double bytes = (mi + nj) * kl * (double)op->esize;
+    /* outer: only the other operand travels, the in-place one is read
+     * where it lies (and cutting it only adds passes over C) */
+    double bytes = (op->outer ? (op->inplace == 'A' ? (double)op->n
+                                                    : (double)op->m)
+                              : mi + nj) *
+                   kl * (double)op->esize;
     double nc = bytes / (double)(op->chunk_bytes > 0 ? op->chunk_bytes
                                                      : CS_ENG_MM_CHUNK_BYTES);
     int64_t most = op->k / s.pk;
     int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
     n = n < most ? n : most;
     return (int)(n < 1 ? 1 : n > 65536 ? 65536 : n);
+}
+
+/* outer: this rank's rows of A (columns of B) where they lie, which are
+ * its rows (columns) of C; *other: the inner dimension's first index in
+ * the operand. */
+static cs_status_t outer_init(cs_eng_mm_t *mm, const cs_eng_layout_t *lx,
+                              int64_t *other)
+{
+    const cs_eng_mm_op_t *op = &mm->op;
+    int isa = op->inplace == 'A', orows = outer_rows(op);
+    int np = mm->s.pm * mm->s.pn;
+    int64_t off = orows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
+    *other = orows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
+    mm->krows = !orows;
+    mm->ild = lx->ld;
+    int64_t mine = 0;
+    cs_status_t st = cs_eng_mm_cut(lx, orows, off, 0, isa ? op->m : op->n,
+                                   mm->me, np, &mm->odist, NULL, &mine,
+                                   &mm->ofirst);
+    if (isa) {
+        mm->mi = mine;
+    } else {
+        mm->nj = mine;
+    }
+    return st;
 }
 
 cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
@@ -447,9 +546,13 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     if (s.pm < 1 || s.pn < 1 || s.pk < 1 || me < 0 || me >= np ||
         op->m < s.pm || op->n < s.pn || op->k < s.pk ||
         (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0)) ||
-        (op->inplace &&
+        (op->inplace && !op->outer &&
          ((op->inplace != 'A' && op->inplace != 'B') || s.pm != 1 ||
           s.pn != 1 || !inplace_fits(op, inplace_layout(op, la, lb)))) ||
+        (op->outer &&
+         ((op->inplace != 'A' && op->inplace != 'B') || s.pk != 1 ||
+          (op->inplace == 'A' ? s.pn : s.pm) != 1 ||
+          !outer_fits(op, inplace_layout(op, la, lb)))) ||
         (op->uplo && ((op->uplo != 'U' && op->uplo != 'L') || s.pm != 1 ||
                       s.pn != 1 || op->m != op->n))) {
         return CS_ERR_UNSUPPORTED;
@@ -482,7 +585,10 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     cs_status_t st = mm->chunk ? CS_OK : CS_ERR_NOMEM;
     int ta = op->transa != 'N', tb = op->transb != 'N';
     int64_t kmax = 0, other = 0;
-    if (op->inplace) {
+    if (op->outer) {
+        st = st == CS_OK ? outer_init(mm, inplace_layout(op, la, lb), &other)
+                         : st;
+    } else if (op->inplace) {
         const cs_eng_layout_t *lx = inplace_layout(op, la, lb);
         int isa = op->inplace == 'A';
         mm->krows = inplace_krows(op);
@@ -496,7 +602,11 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         int64_t k0 = part(op->k, mm->nchunk, c);
         int64_t kc = part(op->k, mm->nchunk, c + 1) - k0;
         ch->kl = part(kc, s.pk, mm->l + 1) - part(kc, s.pk, mm->l);
-        if (op->inplace) {
+        if (op->outer) {
+            /* the whole chunk here, at its inner offset */
+            ch->ioff = mm->krows ? other + k0 + mm->ofirst * mm->ild
+                                 : mm->ofirst + (other + k0) * mm->ild;
+        } else if (op->inplace) {
             int64_t lfirst = 0;
             st = cs_eng_mm_cut(inplace_layout(op, la, lb), mm->krows, mm->koff,
                                k0, k0 + kc, me, np, NULL, NULL, &ch->kl,
@@ -623,6 +733,8 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
     snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d%s",
              mm->s.pm, mm->s.pn, mm->s.pk,
              mm->op.direct           ? " direct"
+             : mm->op.outer && mm->op.inplace == 'A' ? " A-rows-in-place"
+             : mm->op.outer          ? " B-columns-in-place"
              : mm->op.inplace == 'A' ? " A-in-place"
              : mm->op.inplace == 'B' ? " B-in-place"
                                      : "",
@@ -652,6 +764,9 @@ void cs_eng_mm_destroy(cs_eng_mm_t *mm)
     free(mm->chunk);
     cs_eng_plan_destroy(mm->out);
     slab_free(&mm->c);
+    if (mm->op.outer) {
+        cs_eng_mm_dist_free(&mm->odist);
+    }
     free(mm);
 }
 

@@ -109,6 +109,25 @@ int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
 }
 
+int cs_eng_mm_outer_cost(int64_t m, int64_t n, int64_t k, int nranks,
+                         char inplace, size_t esize, int64_t mem_max,
+                         cs_eng_mm_cost_t *c)
+{
+    /* the operand read in place: its outer extent cut, the other whole */
+    double cut = ceil_div(inplace == 'A' ? m : n, nranks);
+    double other = (double)(inplace == 'A' ? n : m);
+    c->words_in = (double)k * other * (nranks - 1) / nranks;
+    c->words_reduce = 0;
+    /* C's rows (columns) of this process: where C lies alike, a local
+     * copy; counted as moved (the worst case) */
+    c->words_out = cut * other;
+    c->words = c->words_in + c->words_out;
+    double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
+    double slab = (double)k * other;
+    c->elems = (slab < chunk ? slab : chunk) + cut * other;
+    return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
+}
+
 int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
                           int nline, size_t esize, int64_t mem_max,
                           cs_eng_mm_cost_t *c)

@@ -199,7 +199,8 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
     pr->nkey =
-        plan_key(par, npar, x, p, q, me, s, op->inplace | op->pieces << 8,
+        plan_key(par, npar, x, p, q, me, s,
+                 op->inplace | op->pieces << 8 | op->outer << 9,
                  ws_max, op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
@@ -384,6 +385,21 @@ static char inplace_of(char ta, char tb, int p, int q)
     return 0;
 }
 
+/* The operand that can be read where it lies along its outer dimension
+ * (outer, matmul.h): op(A)'s rows (op(B)'s columns) along the grid
+ * dimension of all processes, its inner dimension whole (the other grid
+ * dimension 1).  A first; 0: neither. */
+static char outer_of(char ta, char tb, int p, int q)
+{
+    if (ta == 'N' ? q == 1 : p == 1) {
+        return 'A';
+    }
+    if (tb == 'N' ? p == 1 : q == 1) {
+        return 'B';
+    }
+    return 0;
+}
+
 /* Whether the slabs can be assembled from the pieces the members of each
  * grid line hold (pieces, matmul.h): A^T B, A B^T with the inner
  * dimensions alike (or each on one process row, column), the grid
@@ -555,11 +571,24 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
             cost = ic;
             fit = 1;
         }
+        char ox = outer_of(ta, tb, p, q);
+        if (ox && !sym && np > 1 && np <= (ox == 'A' ? g->m : g->n) &&
+            cs_eng_mm_outer_cost(g->m, g->n, g->k, np, ox, rt->esize,
+                                 left < 0 ? -1 : left, &ic) == 0 &&
+            (!fit || ic.words < cost.words)) {
+            op.inplace = ox;
+            op.outer = 1;
+            s = ox == 'A' ? (cs_eng_mm_split_t){np, 1, 1}
+                          : (cs_eng_mm_split_t){1, np, 1};
+            cost = ic;
+            fit = 1;
+        }
         if (pieces_fit(g, ta, tb, &xa, &xb, p, q) && np <= g->k &&
             cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, ta != 'N' ? q : p,
                                   rt->esize, left < 0 ? -1 : left, &ic) == 0 &&
             (sym || !fit || ic.words <= cost.words)) {
             op.inplace = 0;
+            op.outer = 0;
             op.pieces = 1;
             s = (cs_eng_mm_split_t){1, 1, np};
             cost = ic;
@@ -576,7 +605,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     sv[0] = s.pm;
     sv[1] = s.pn;
     sv[2] = s.pk;
-    sv[3] = op.inplace | op.pieces << 8;
+    sv[3] = op.inplace | op.pieces << 8 | op.outer << 9;
     double native_words = pblas_words(g->m, g->n, g->k, p, q);
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;
