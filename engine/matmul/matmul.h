@@ -48,22 +48,19 @@ typedef struct {
     int direct;
     int64_t a_off, lda, b_off, ldb, kl;
     /* inplace = 'A' (or 'B'): that operand is read where it lies and the
-     * other one brought to it (split 1 x 1 x P): its inner dimension is
-     * spread over all P processes along one dimension of its grid, its
-     * other dimension is whole on every process (the grid is 1 x P or
-     * P x 1 for it), and the inner dimension is cut as that operand cuts
-     * it.  Its layout must be column-major.  0: neither. */
+     * other one brought to it.  Its outer dimension (op(A)'s rows m, or
+     * op(B)'s columns n) is spread over po processes along one dimension
+     * of its grid, its inner dimension over pk along the other (po or pk
+     * may be 1), each cyclic where spread; the split is po x 1 x pk (A)
+     * or 1 x po x pk (B), the process at grid place (o, l) of that
+     * operand being process (o, l) of the split.  Each process multiplies
+     * its own part where it lies with the matching slab of the other
+     * operand (its inner dimension cut as the in-place one cuts it,
+     * whole along its other dimension, one copy on each of the po
+     * processes); the partial C of its rows (columns) is summed over the
+     * pk processes of its grid line, whose pieces of C go out.
+     * Column-major.  0: neither. */
     char inplace;
-    /* outer = 1 (with inplace): the in-place operand is spread along its
-     * outer dimension instead (op(A)'s rows m, or op(B)'s columns n) over
-     * all P processes, its inner dimension whole on every process (its
-     * grid P x 1 or 1 x P, the outer dimension cyclic): split P x 1 x 1
-     * (A) or 1 x P x 1 (B), each process multiplying its own rows of A
-     * (columns of B) where they lie with the whole other operand, which
-     * the copies assemble; its rows (columns) of C are the operand's, so
-     * nothing is summed, and C's layout alike takes them without a
-     * message.  Column-major. */
-    int outer;
     /* pieces = 1: both operands have their inner dimension along the
      * same grid dimension, cut alike, and their other dimension along
      * the other one (A^T B, A B^T; on 1 x P, P x 1 or any grid): split
@@ -108,20 +105,16 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
                     cs_eng_mm_cost_t *cost);
 
 /*
- * The cost of reading operand inplace ('A' or 'B') where it lies (split
- * 1 x 1 x nranks, matmul.h): the other operand's slabs in, C summed over
- * all processes.  Returns 0 and fills *c, or -1 when its buffers exceed
- * mem_max bytes (< 0: no bound).  Global.
+ * The cost of reading operand inplace ('A' or 'B') where it lies with its
+ * outer dimension over po processes and its inner one over pk (split
+ * po x 1 x pk or 1 x po x pk, matmul.h): the other operand's slabs in,
+ * this process's rows (columns) of C summed over pk processes and out.
+ * Returns 0 and fills *c, or -1 when its buffers exceed mem_max bytes
+ * (< 0: no bound).  Global.
  */
-int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
+int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int po, int pk,
                            char inplace, size_t esize, int64_t mem_max,
                            cs_eng_mm_cost_t *c);
-
-/* The same for op.outer (matmul.h): the other operand whole on every
- * process (what it lacks of it), C's rows (columns) out. */
-int cs_eng_mm_outer_cost(int64_t m, int64_t n, int64_t k, int nranks,
-                         char inplace, size_t esize, int64_t mem_max,
-                         cs_eng_mm_cost_t *c);
 
 /* The same for op.pieces (matmul.h): the split 1 x 1 x P with only the
  * pieces of the other nline - 1 members of a line received. */

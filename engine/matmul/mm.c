@@ -2,7 +2,9 @@
  * engine/matmul/mm.c - the plan and the execution of one multiplication
  * (matmul.h).
  *
- * Process (i, j, l) of the pm x pn x pk grid is rank i + pm (j + pn l).
+ * Process (i, j, l) of the pm x pn x pk grid is rank i + pm (j + pn l),
+ * or, with an operand read in place, the rank at its place in that
+ * operand's grid (inplace_map).
  * Slabs are stored as the application stores its operand (sub(A) for
  * TRANSA = 'N', its transpose otherwise: the exchanges stay plain copies
  * and the local ?gemm applies op()), column-major and contiguous.  The
@@ -52,10 +54,12 @@ struct cs_eng_mm {
     int nchunk;     /* chunks of the inner dimension */
     chunk_t *chunk;
     slab_t c;           /* C_ij's column pieces over the pk slabs */
-    int krows;          /* in place: the inner dimension along its rows */
-    int64_t koff;       /* ... starting at this global index */
-    int64_t ild;        /* ... and its leading dimension */
-    cs_eng_dist_t odist; /* outer: its rows (columns) of C, as it cuts them */
+    /* in place (op.inplace): the operand's grid gives the ranks */
+    int *map;            /* rank of process i + pm (j + pn l); NULL: that */
+    int krows;           /* the inner dimension along its rows */
+    int64_t koff;        /* ... starting at this global index */
+    int64_t ild;         /* ... and its leading dimension */
+    cs_eng_dist_t odist; /* its rows (columns) of C, as it cuts them */
     int64_t ofirst;      /* ... and this rank's first at this local index */
     cs_eng_plan_t *out; /* C's pieces into C */
     int64_t off_b, off_c, off_r; /* in the buffer: B, C_ij, the ring */
@@ -69,12 +73,78 @@ static int64_t part(int64_t n, int parts, int i)
     return n * i / parts;
 }
 
-static int rank_of(const cs_eng_mm_split_t *s, int i, int j, int l)
+static int rank_of(const cs_eng_mm_t *mm, int i, int j, int l)
 {
-    return i + s->pm * (j + s->pn * l);
+    int x = i + mm->s.pm * (j + mm->s.pn * l);
+    return mm->map ? mm->map[x] : x;
 }
 
 /* ------------------------------------------------------------ layouts */
+
+static void dist_free(cs_eng_dist_t *d)
+{
+    free((void *)d->splits);
+    free((void *)d->proc);
+    free((void *)d->loff);
+}
+
+/*
+ * base (explicit: even parts or a cs_eng_mm_cut) with each part's local
+ * run split again into ncopy pieces (part v, piece w: coordinate
+ * v * ncopy + w), as dist_split splits its parts.  loff counts from the
+ * start of the part, or of the piece when piece_rel.
+ */
+static cs_status_t dist_pieces(const cs_eng_dist_t *base, int ncopy,
+                               int piece_rel, cs_eng_dist_t *d)
+{
+    int nparts = base->nprocs;
+    int64_t *cnt = calloc((size_t)nparts, sizeof(*cnt));
+    /* a block is cut at most ncopy - 1 times */
+    int64_t most = base->nblk + (int64_t)nparts * ncopy;
+    int64_t *splits = malloc((size_t)(most + 1) * sizeof(*splits));
+    int64_t *loff = malloc((size_t)most * sizeof(*loff));
+    int *proc = malloc((size_t)most * sizeof(*proc));
+    if (!cnt || !splits || !loff || !proc) {
+        free(cnt);
+        free(splits);
+        free(loff);
+        free(proc);
+        return CS_ERR_NOMEM;
+    }
+    for (int64_t b = 0; b < base->nblk; b++) {
+        int v = base->proc[b];
+        int64_t e = base->loff[b] + base->splits[b + 1] - base->splits[b];
+        cnt[v] = e > cnt[v] ? e : cnt[v];
+    }
+    int64_t k = 0;
+    splits[0] = 0;
+    for (int64_t b = 0; b < base->nblk; b++) {
+        int v = base->proc[b];
+        int64_t x = base->splits[b], lo = base->loff[b];
+        for (int w = 0; w < ncopy && x < base->splits[b + 1]; w++) {
+            int64_t p0 = part(cnt[v], ncopy, w), p1 = part(cnt[v], ncopy, w + 1);
+            int64_t take = cs_eng_min64(p1, lo + base->splits[b + 1] - x) - lo;
+            if (take <= 0) {
+                continue; /* a piece before this block, or empty */
+            }
+            splits[k + 1] = x + take;
+            loff[k] = piece_rel ? lo - p0 : lo;
+            proc[k] = v * ncopy + w;
+            k++;
+            x += take;
+            lo += take;
+        }
+    }
+    free(cnt);
+    *d = (cs_eng_dist_t){.kind = CS_ENG_DIST_EXPLICIT,
+                         .n = base->n,
+                         .nprocs = nparts * ncopy,
+                         .nblk = k,
+                         .splits = splits,
+                         .proc = proc,
+                         .loff = loff};
+    return CS_OK;
+}
 
 /*
  * The distribution of one dimension of extent n split into nparts (the
@@ -86,74 +156,76 @@ static int rank_of(const cs_eng_mm_split_t *s, int i, int j, int l)
 static cs_status_t dist_split(int64_t n, int nparts, int ncopy,
                               cs_eng_dist_t *d)
 {
-    int64_t nb = (int64_t)nparts * ncopy;
-    int64_t *splits = malloc((size_t)(nb + 1) * sizeof(*splits));
-    int64_t *loff = malloc((size_t)nb * sizeof(*loff));
-    int *proc = malloc((size_t)nb * sizeof(*proc));
-    if (!splits || !loff || !proc) {
-        free(splits);
-        free(loff);
-        free(proc);
-        return CS_ERR_NOMEM;
-    }
-    int64_t k = 0;
-    splits[0] = 0;
-    for (int v = 0; v < nparts; v++) {
-        int64_t s0 = part(n, nparts, v), s1 = part(n, nparts, v + 1);
-        for (int w = 0; w < ncopy; w++) {
-            int64_t p0 = s0 + part(s1 - s0, ncopy, w);
-            int64_t p1 = s0 + part(s1 - s0, ncopy, w + 1);
-            if (p1 > p0) {
-                splits[k + 1] = p1;
-                loff[k] = p0 - s0;
-                proc[k] = v * ncopy + w;
-                k++;
-            }
+    int64_t *splits = malloc((size_t)(nparts + 1) * sizeof(*splits));
+    int64_t *loff = calloc((size_t)nparts, sizeof(*loff));
+    int *proc = malloc((size_t)nparts * sizeof(*proc));
+    cs_status_t st = splits && loff && proc ? CS_OK : CS_ERR_NOMEM;
+    if (st == CS_OK) {
+        for (int v = 0; v < nparts; v++) {
+            splits[v] = part(n, nparts, v);
+            proc[v] = v;
         }
+        splits[nparts] = n;
+        cs_eng_dist_t base = {.kind = CS_ENG_DIST_EXPLICIT,
+                              .n = n,
+                              .nprocs = nparts,
+                              .nblk = nparts,
+                              .splits = splits,
+                              .proc = proc,
+                              .loff = loff};
+        st = dist_pieces(&base, ncopy, 0, d);
     }
-    *d = (cs_eng_dist_t){.kind = CS_ENG_DIST_EXPLICIT,
-                         .n = n,
-                         .nprocs = nparts * ncopy,
-                         .nblk = k,
-                         .splits = splits,
-                         .proc = proc,
-                         .loff = loff};
-    return CS_OK;
-}
-
-static void dist_free(cs_eng_dist_t *d)
-{
-    free((void *)d->splits);
-    free((void *)d->proc);
-    free((void *)d->loff);
+    free(splits);
+    free(loff);
+    free(proc);
+    return st;
 }
 
 /*
  * The layout of a stored slab matrix (rows x cols): its rows split into nu
  * parts (coordinate u), its columns into nv parts of ncopy pieces
- * (coordinate v, copy w); the rank of (u, v, w) is rank(u, v, w).  grid
- * holds nu * nv * ncopy ints; ld is this rank's stored rows.
+ * (coordinate v, copy w); the rank of (u, v, w) is rank(u, v, w).  The
+ * parts are even, or those of rbase (cbase) where given (an operand read
+ * in place cuts them).  grid holds nu * nv * ncopy ints; ld is this
+ * rank's stored rows.  piece_rel: see dist_pieces.
  */
-typedef int (*rank_fn)(const cs_eng_mm_split_t *s, int u, int v, int w);
+typedef int (*rank_fn)(const cs_eng_mm_t *mm, int u, int v, int w);
 
-static cs_status_t slab_layout(int64_t rows, int64_t cols, int nu, int nv,
-                               int ncopy, rank_fn rank,
-                               const cs_eng_mm_split_t *s, int64_t ld,
-                               int *grid, cs_eng_layout_t *l)
+typedef struct {
+    int64_t rows, cols;
+    int nu, nv, ncopy;
+    const cs_eng_dist_t *rbase, *cbase; /* NULL: even parts */
+    int piece_rel;
+} slab_shape_t;
+
+static cs_status_t slab_layout(const slab_shape_t *sh, rank_fn rank,
+                               const cs_eng_mm_t *mm, int64_t ld, int *grid,
+                               cs_eng_layout_t *l)
 {
-    cs_status_t st = dist_split(rows, nu, 1, &l->rows);
+    int nu = sh->nu, ncopy = sh->ncopy;
+    cs_status_t st = sh->rbase ? dist_pieces(sh->rbase, 1, 0, &l->rows)
+                               : dist_split(sh->rows, nu, 1, &l->rows);
     if (st != CS_OK) {
         return st;
     }
-    st = dist_split(cols, nv, ncopy, &l->cols);
+    if (sh->cbase) {
+        st = dist_pieces(sh->cbase, ncopy, sh->piece_rel, &l->cols);
+    } else {
+        st = dist_split(sh->cols, sh->nv, ncopy, &l->cols);
+        int64_t *lo = (int64_t *)l->cols.loff;
+        for (int64_t b = 0; st == CS_OK && sh->piece_rel && b < l->cols.nblk;
+             b++) {
+            lo[b] = 0; /* each piece is one block */
+        }
+    }
     if (st != CS_OK) {
         dist_free(&l->rows);
         return st;
     }
-    int npcol = nv * ncopy;
+    int npcol = sh->nv * ncopy;
     for (int u = 0; u < nu; u++) {
         for (int c = 0; c < npcol; c++) {
-            grid[u * npcol + c] = rank(s, u, c / ncopy, c % ncopy);
+            grid[u * npcol + c] = rank(mm, u, c / ncopy, c % ncopy);
         }
     }
     l->nprow = nu;
@@ -167,25 +239,25 @@ static cs_status_t slab_layout(int64_t rows, int64_t cols, int nu, int nv,
 /* Ranks of the slabs: A stored m x k (u = i, v = l, copy j) or k x m
  * (u = l, v = i); B stored k x n (u = l, v = j, copy i) or n x k (u = j,
  * v = l); C's pieces m x n (u = i, v = j, piece l). */
-static int rank_a_n(const cs_eng_mm_split_t *s, int u, int v, int w)
+static int rank_a_n(const cs_eng_mm_t *mm, int u, int v, int w)
 {
-    return rank_of(s, u, w, v);
+    return rank_of(mm, u, w, v);
 }
-static int rank_a_t(const cs_eng_mm_split_t *s, int u, int v, int w)
+static int rank_a_t(const cs_eng_mm_t *mm, int u, int v, int w)
 {
-    return rank_of(s, v, w, u);
+    return rank_of(mm, v, w, u);
 }
-static int rank_b_n(const cs_eng_mm_split_t *s, int u, int v, int w)
+static int rank_b_n(const cs_eng_mm_t *mm, int u, int v, int w)
 {
-    return rank_of(s, w, v, u);
+    return rank_of(mm, w, v, u);
 }
-static int rank_b_t(const cs_eng_mm_split_t *s, int u, int v, int w)
+static int rank_b_t(const cs_eng_mm_t *mm, int u, int v, int w)
 {
-    return rank_of(s, w, u, v);
+    return rank_of(mm, w, u, v);
 }
-static int rank_c(const cs_eng_mm_split_t *s, int u, int v, int w)
+static int rank_c(const cs_eng_mm_t *mm, int u, int v, int w)
 {
-    return rank_of(s, u, v, w);
+    return rank_of(mm, u, v, w);
 }
 
 /* This rank's slab: rows x cols stored, columns split into ncopy pieces
@@ -224,33 +296,106 @@ static int inplace_krows(const cs_eng_mm_op_t *op)
     return op->inplace == 'A' ? op->transa != 'N' : op->transb == 'N';
 }
 
-/* Whether lx can be read in place for op (matmul.h, inplace). */
-static int inplace_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
+/* Whether lx can be read in place for op with split s (matmul.h,
+ * inplace): its outer dimension over the pm (pn) processes of one grid
+ * dimension, its inner one over the pk of the other, each cyclic where
+ * spread. */
+static int inplace_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx,
+                        cs_eng_mm_split_t s)
 {
-    int krows = inplace_krows(op);
+    int krows = inplace_krows(op), isa = op->inplace == 'A';
+    int po = isa ? s.pm : s.pn;
     const cs_eng_dist_t *kd = krows ? &lx->rows : &lx->cols;
     const cs_eng_dist_t *od = krows ? &lx->cols : &lx->rows;
-    return !op->direct && lx->order == CS_ENG_COLMAJOR &&
-           kd->kind == CS_ENG_DIST_CYCLIC && od->nprocs == 1 &&
-           (krows ? lx->npcol : lx->nprow) == 1;
-}
-
-/* outer (matmul.h): whether the in-place operand's outer dimension runs
- * along its rows (A stored m x k, B stored n x k). */
-static int outer_rows(const cs_eng_mm_op_t *op)
-{
-    return op->inplace == 'A' ? op->transa == 'N' : op->transb != 'N';
-}
-
-/* Whether lx can be read in place along its outer dimension for op. */
-static int outer_fits(const cs_eng_mm_op_t *op, const cs_eng_layout_t *lx)
-{
-    int orows = outer_rows(op);
-    const cs_eng_dist_t *od = orows ? &lx->rows : &lx->cols;
-    const cs_eng_dist_t *kd = orows ? &lx->cols : &lx->rows;
     return !op->direct && !op->uplo && lx->order == CS_ENG_COLMAJOR &&
-           od->kind == CS_ENG_DIST_CYCLIC && kd->nprocs == 1 &&
-           (orows ? lx->npcol : lx->nprow) == 1;
+           (isa ? s.pn : s.pm) == 1 && kd->nprocs == s.pk &&
+           od->nprocs == po && (krows ? lx->nprow : lx->npcol) == s.pk &&
+           (krows ? lx->npcol : lx->nprow) == po &&
+           (s.pk == 1 || kd->kind == CS_ENG_DIST_CYCLIC) &&
+           (po == 1 || od->kind == CS_ENG_DIST_CYCLIC);
+}
+
+/* The ranks of the split's processes where the in-place operand lies:
+ * process (o, l), o its outer coordinate (i for A, j for B), is the one
+ * at that place of lx's grid; this rank's coordinates.  Unsupported
+ * unless the grid holds each rank once. */
+static cs_status_t inplace_map(cs_eng_mm_t *mm, const cs_eng_layout_t *lx)
+{
+    const cs_eng_mm_split_t *s = &mm->s;
+    int isa = mm->op.inplace == 'A', krows = inplace_krows(&mm->op);
+    int po = isa ? s->pm : s->pn, np = po * s->pk;
+    mm->map = malloc((size_t)np * sizeof(*mm->map));
+    char *seen = calloc((size_t)np, 1);
+    cs_status_t st = mm->map && seen ? CS_OK : CS_ERR_NOMEM;
+    for (int l = 0; l < s->pk && st == CS_OK; l++) {
+        for (int o = 0; o < po && st == CS_OK; o++) {
+            int r = lx->grid[(krows ? l : o) * lx->npcol + (krows ? o : l)];
+            if (r < 0 || r >= np || seen[r]) {
+                st = CS_ERR_UNSUPPORTED;
+                break;
+            }
+            seen[r] = 1;
+            mm->map[o + po * l] = r; /* rank_of: i + pm l, or j + pn l */
+            if (r == mm->me) {
+                mm->i = isa ? o : 0;
+                mm->j = isa ? 0 : o;
+                mm->l = l;
+            }
+        }
+    }
+    free(seen);
+    return st;
+}
+
+/* cs_eng_mm_cut over the in-place operand's grid coordinates along that
+ * dimension (0 .. ncoord - 1) instead of its ranks; coord: this rank's. */
+static cs_status_t inplace_cut(const cs_eng_layout_t *lx, int along_rows,
+                               int64_t off, int64_t k0, int64_t k1, int coord,
+                               int ncoord, cs_eng_dist_t *d, int64_t *mine,
+                               int64_t *lfirst)
+{
+    int *ident = malloc((size_t)ncoord * sizeof(*ident));
+    if (!ident) {
+        return CS_ERR_NOMEM;
+    }
+    for (int c = 0; c < ncoord; c++) {
+        ident[c] = c;
+    }
+    cs_eng_layout_t v = *lx;
+    v.grid = ident;
+    v.nprow = along_rows ? ncoord : 1;
+    v.npcol = along_rows ? 1 : ncoord;
+    cs_status_t st = cs_eng_mm_cut(&v, along_rows, off, k0, k1, coord, ncoord,
+                                   d, NULL, mine, lfirst);
+    free(ident);
+    return st;
+}
+
+/* The in-place operand's ranks (inplace_map), its leading dimension,
+ * where its inner dimension starts, and this rank's outer indices: its
+ * rows (columns) of C. */
+static cs_status_t inplace_init(cs_eng_mm_t *mm, const cs_eng_layout_t *lx)
+{
+    const cs_eng_mm_op_t *op = &mm->op;
+    int isa = op->inplace == 'A';
+    mm->krows = inplace_krows(op);
+    mm->koff = mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
+    int64_t ooff = mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
+    mm->ild = lx->ld;
+    cs_status_t st = inplace_map(mm, lx);
+    if (st != CS_OK) {
+        return st;
+    }
+    int64_t mine = 0;
+    st = inplace_cut(lx, !mm->krows, ooff, 0, isa ? op->m : op->n,
+                     isa ? mm->i : mm->j, isa ? mm->s.pm : mm->s.pn,
+                     &mm->odist, &mine, &mm->ofirst);
+    if (isa) {
+        mm->mi = mine;
+    } else {
+        mm->nj = mine;
+    }
+    return st;
 }
 
 /* ------------------------------------------------------------ create */
@@ -280,33 +425,30 @@ static cs_status_t plan_copy(const cs_eng_layout_t *src,
     return cs_eng_plan_create_bounded(src, dst, &o, me, ws_max, plan_p);
 }
 
-/* A's exchange of a chunk (op cut to it, as chunk_plans says). */
-static cs_status_t chunk_plan_a(cs_eng_mm_t *mm, chunk_t *ch,
-                                const cs_eng_mm_op_t *op,
-                                const cs_eng_layout_t *la, int64_t ws_max,
-                                int *grid)
+/* One slab's exchange: the rows x cols matrix at (i0, j0) of src into
+ * the slabs shaped sh (their rows x cols at (0, 0)), ld this rank's. */
+static cs_status_t slab_plan(cs_eng_mm_t *mm, const slab_shape_t *sh,
+                             rank_fn rank, const cs_eng_layout_t *src,
+                             int64_t ld, int64_t i0, int64_t j0,
+                             const cs_eng_mm_op_t *op, int64_t ws_max,
+                             int *grid, cs_eng_plan_t **plan_p)
 {
-    const cs_eng_mm_split_t *s = &mm->s;
-    int ta = op->transa != 'N';
     cs_eng_layout_t l;
-    cs_status_t st = ta ? slab_layout(op->k, op->m, s->pk, s->pm, s->pn,
-                                      rank_a_t, s, ch->a.rows, grid, &l)
-                        : slab_layout(op->m, op->k, s->pm, s->pk, s->pn,
-                                      rank_a_n, s, ch->a.rows, grid, &l);
+    cs_status_t st = slab_layout(sh, rank, mm, ld, grid, &l);
     if (st != CS_OK) {
         return st;
     }
-    st = plan_copy(la, &l, ta ? op->k : op->m, ta ? op->m : op->k, op->ia,
-                   op->ja, 0, 0, op, 0, mm->me, ws_max, &ch->pa);
+    st = plan_copy(src, &l, sh->rows, sh->cols, i0, j0, 0, 0, op, 0, mm->me,
+                   ws_max, plan_p);
     dist_free(&l.rows);
     dist_free(&l.cols);
     return st;
 }
 
-/* The two exchanges of chunk c: op with the inner dimension cut to the
- * chunk (its offsets moved along k), A's and B's slabs as in
- * cs_eng_mm_create; one with an operand read in place along its outer
- * dimension (outer). */
+/* The exchanges of chunk c: op with the inner dimension cut to the chunk
+ * (its offsets moved along k), A's and B's slabs as in cs_eng_mm_create;
+ * with an operand read in place, only the other one's, its inner
+ * dimension cut as the in-place one cuts it. */
 static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
                                const cs_eng_layout_t *la,
                                const cs_eng_layout_t *lb, int64_t ws_max,
@@ -322,78 +464,34 @@ static cs_status_t chunk_plans(cs_eng_mm_t *mm, int c,
     op.ja += ta ? 0 : k0;
     op.ib += tb ? 0 : k0;
     op.jb += tb ? k0 : 0;
-    cs_eng_layout_t l;
+    cs_eng_dist_t kd = {0};
     cs_status_t st = CS_OK;
-    /* A: stored m x k (copies along k) or k x m (copies along m); not
-     * when read in place (outer) */
-    if (op.inplace != 'A') {
-        st = chunk_plan_a(mm, ch, &op, la, ws_max, grid);
+    if (op.inplace) {
+        int64_t kl, lfirst;
+        st = inplace_cut(inplace_layout(&op, la, lb), mm->krows, mm->koff, k0,
+                         k0 + op.k, mm->l, s->pk, &kd, &kl, &lfirst);
     }
-    if (st != CS_OK || op.inplace == 'B') {
-        return st;
+    const cs_eng_dist_t *kb = op.inplace ? &kd : NULL;
+    for (int x = 0; x < 2 && st == CS_OK; x++) {
+        /* A stored m x k (copies along k) or k x m (copies along m); B
+         * stored k x n (copies along n) or n x k (copies along k) */
+        int isb = x == 1, t = isb ? tb : ta;
+        if (op.inplace == (isb ? 'B' : 'A')) {
+            continue;
+        }
+        int64_t e = isb ? op.n : op.m;
+        int pe = isb ? s->pn : s->pm, pc = isb ? s->pm : s->pn;
+        slab_shape_t sh =
+            isb != t ? (slab_shape_t){op.k, e, s->pk, pe, pc, kb, NULL, 0}
+                     : (slab_shape_t){e, op.k, pe, s->pk, pc, NULL, kb, 0};
+        rank_fn rank = isb ? (t ? rank_b_t : rank_b_n)
+                           : (t ? rank_a_t : rank_a_n);
+        st = slab_plan(mm, &sh, rank, isb ? lb : la,
+                       isb ? ch->b.rows : ch->a.rows, isb ? op.ib : op.ia,
+                       isb ? op.jb : op.ja, &op, ws_max, grid,
+                       isb ? &ch->pb : &ch->pa);
     }
-    st = tb ? slab_layout(op.n, op.k, s->pn, s->pk, s->pm, rank_b_t, s,
-                          ch->b.rows, grid, &l)
-            : slab_layout(op.k, op.n, s->pk, s->pn, s->pm, rank_b_n, s,
-                          ch->b.rows, grid, &l);
-    if (st != CS_OK) {
-        return st;
-    }
-    st = plan_copy(lb, &l, tb ? op.n : op.k, tb ? op.k : op.n, op.ib, op.jb, 0,
-                   0, &op, 0, mm->me, ws_max, &ch->pb);
-    dist_free(&l.rows);
-    dist_free(&l.cols);
-    return st;
-}
-
-/* The one exchange of chunk c when an operand is read in place: the other
- * operand into slabs cut along the inner dimension as the in-place one
- * cuts it (grid: the ranks themselves). */
-static cs_status_t chunk_plan_inplace(cs_eng_mm_t *mm, int c,
-                                      const cs_eng_layout_t *la,
-                                      const cs_eng_layout_t *lb, int64_t ws_max,
-                                      int *grid)
-{
-    cs_eng_mm_op_t op = mm->op;
-    chunk_t *ch = &mm->chunk[c];
-    int np = mm->s.pk, for_a = op.inplace == 'B';
-    int64_t k0 = part(op.k, mm->nchunk, c), k1 = part(op.k, mm->nchunk, c + 1);
-    int64_t kl, lfirst;
-    cs_eng_dist_t kd, whole;
-    cs_status_t st =
-        cs_eng_mm_cut(inplace_layout(&op, la, lb), mm->krows, mm->koff, k0, k1,
-                      mm->me, np, &kd, NULL, &kl, &lfirst);
-    if (st != CS_OK) {
-        return st;
-    }
-    int64_t ext = for_a ? op.m : op.n;
-    st = dist_split(ext, 1, 1, &whole);
-    if (st != CS_OK) {
-        cs_eng_mm_dist_free(&kd);
-        return st;
-    }
-    /* the other operand stored with its inner dimension along its rows:
-     * A transposed, B not */
-    int krows = for_a ? op.transa != 'N' : op.transb == 'N';
-    for (int r = 0; r < np; r++) {
-        grid[r] = r;
-    }
-    const slab_t *sl = for_a ? &ch->a : &ch->b;
-    cs_eng_layout_t l = {.rows = krows ? kd : whole,
-                         .cols = krows ? whole : kd,
-                         .nprow = krows ? np : 1,
-                         .npcol = krows ? 1 : np,
-                         .grid = grid,
-                         .ld = cs_eng_max64(sl->rows, 1),
-                         .order = CS_ENG_COLMAJOR};
-    int64_t i0 = for_a ? op.ia : op.ib, j0 = for_a ? op.ja : op.jb;
-    i0 += krows ? k0 : 0;
-    j0 += krows ? 0 : k0;
-    st = plan_copy(for_a ? la : lb, &l, krows ? k1 - k0 : ext,
-                   krows ? ext : k1 - k0, i0, j0, 0, 0, &op, 0, mm->me, ws_max,
-                   for_a ? &ch->pa : &ch->pb);
     cs_eng_mm_dist_free(&kd);
-    dist_free(&whole);
     return st;
 }
 
@@ -418,34 +516,6 @@ static cs_status_t chunk_batch(cs_eng_mm_t *mm, chunk_t *ch)
     return st;
 }
 
-/* outer: C's rows (columns) of each process, in the order and with the
- * cut of the operand read in place (odist), into C. */
-static cs_status_t outer_plan_out(cs_eng_mm_t *mm, const cs_eng_layout_t *lc,
-                                  int64_t ws_max, int *grid)
-{
-    const cs_eng_mm_op_t *op = &mm->op;
-    int isa = op->inplace == 'A', np = mm->odist.nprocs;
-    cs_eng_dist_t whole;
-    cs_status_t st = dist_split(isa ? op->n : op->m, 1, 1, &whole);
-    if (st != CS_OK) {
-        return st;
-    }
-    for (int r = 0; r < np; r++) {
-        grid[r] = r;
-    }
-    cs_eng_layout_t l = {.rows = isa ? mm->odist : whole,
-                         .cols = isa ? whole : mm->odist,
-                         .nprow = isa ? np : 1,
-                         .npcol = isa ? 1 : np,
-                         .grid = grid,
-                         .ld = cs_eng_max64(mm->mi, 1),
-                         .order = CS_ENG_COLMAJOR};
-    st = plan_copy(&l, lc, op->m, op->n, 0, 0, op->ic, op->jc, op, 1, mm->me,
-                   ws_max, &mm->out);
-    dist_free(&whole);
-    return st;
-}
-
 static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
                                 const cs_eng_layout_t *lb,
                                 const cs_eng_layout_t *lc, int64_t ws_max)
@@ -459,25 +529,25 @@ static cs_status_t create_plans(cs_eng_mm_t *mm, const cs_eng_layout_t *la,
     }
     cs_status_t st = CS_OK;
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
-        st = op->inplace && !op->outer
-                 ? chunk_plan_inplace(mm, c, la, lb, ws_max, grid)
-                 : chunk_plans(mm, c, la, lb, ws_max, grid);
+        st = chunk_plans(mm, c, la, lb, ws_max, grid);
         if (st == CS_OK && !op->inplace) {
             st = chunk_batch(mm, &mm->chunk[c]);
         }
     }
-    cs_eng_layout_t l;
-    if (st == CS_OK && op->outer) {
-        st = outer_plan_out(mm, lc, ws_max, grid);
-    } else if (st == CS_OK) {
-        /* C's pieces: each rank holds one, at the start of its storage */
-        st = slab_layout(op->m, op->n, s->pm, s->pn, s->pk, rank_c, s, mm->mi,
-                         grid, &l);
+    if (st == CS_OK) {
+        /* C's pieces: each rank holds one, at the start of its storage;
+         * rows (columns) as the operand read in place cuts them */
+        slab_shape_t sh = {op->m,
+                           op->n,
+                           s->pm,
+                           s->pn,
+                           s->pk,
+                           op->inplace == 'A' ? &mm->odist : NULL,
+                           op->inplace == 'B' ? &mm->odist : NULL,
+                           1};
+        cs_eng_layout_t l;
+        st = slab_layout(&sh, rank_c, mm, mm->mi, grid, &l);
         if (st == CS_OK) {
-            int64_t *lo = (int64_t *)l.cols.loff;
-            for (int64_t b = 0; b < l.cols.nblk; b++) {
-                lo[b] = 0;
-            }
             st = plan_copy(&l, lc, op->m, op->n, 0, 0, op->ic, op->jc, op, 1,
                            mm->me, ws_max, &mm->out);
             dist_free(&l.rows);
@@ -496,11 +566,11 @@ static int chunks_of(const cs_eng_mm_op_t *op, cs_eng_mm_split_t s)
     double mi = (double)((op->m + s.pm - 1) / s.pm);
     double nj = (double)((op->n + s.pn - 1) / s.pn);
     double kl = (double)((op->k + s.pk - 1) / s.pk);
-    /* outer: only the other operand travels, the in-place one is read
-     * where it lies (and cutting it only adds passes over C) */
-    double bytes = (op->outer ? (op->inplace == 'A' ? (double)op->n
-                                                    : (double)op->m)
-                              : mi + nj) *
+    /* in place: only the other operand travels (cutting the one read
+     * where it lies only adds passes over C) */
+    double bytes = (op->inplace == 'A'   ? nj
+                    : op->inplace == 'B' ? mi
+                                         : mi + nj) *
                    kl * (double)op->esize;
     double nc = bytes / (double)(op->chunk_bytes > 0 ? op->chunk_bytes
                                                      : CS_ENG_MM_CHUNK_BYTES);
@@ -508,31 +578,6 @@ static int chunks_of(const cs_eng_mm_op_t *op, cs_eng_mm_split_t s)
     int64_t n = nc < 1.0 ? 1 : (int64_t)nc + 1;
     n = n < most ? n : most;
     return (int)(n < 1 ? 1 : n > 65536 ? 65536 : n);
-}
-
-/* outer: this rank's rows of A (columns of B) where they lie, which are
- * its rows (columns) of C; *other: the inner dimension's first index in
- * the operand. */
-static cs_status_t outer_init(cs_eng_mm_t *mm, const cs_eng_layout_t *lx,
-                              int64_t *other)
-{
-    const cs_eng_mm_op_t *op = &mm->op;
-    int isa = op->inplace == 'A', orows = outer_rows(op);
-    int np = mm->s.pm * mm->s.pn;
-    int64_t off = orows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
-    *other = orows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
-    mm->krows = !orows;
-    mm->ild = lx->ld;
-    int64_t mine = 0;
-    cs_status_t st = cs_eng_mm_cut(lx, orows, off, 0, isa ? op->m : op->n,
-                                   mm->me, np, &mm->odist, NULL, &mine,
-                                   &mm->ofirst);
-    if (isa) {
-        mm->mi = mine;
-    } else {
-        mm->nj = mine;
-    }
-    return st;
 }
 
 cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
@@ -546,13 +591,9 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     if (s.pm < 1 || s.pn < 1 || s.pk < 1 || me < 0 || me >= np ||
         op->m < s.pm || op->n < s.pn || op->k < s.pk ||
         (op->direct && (s.pm != 1 || s.pn != 1 || op->kl < 0)) ||
-        (op->inplace && !op->outer &&
-         ((op->inplace != 'A' && op->inplace != 'B') || s.pm != 1 ||
-          s.pn != 1 || !inplace_fits(op, inplace_layout(op, la, lb)))) ||
-        (op->outer &&
-         ((op->inplace != 'A' && op->inplace != 'B') || s.pk != 1 ||
-          (op->inplace == 'A' ? s.pn : s.pm) != 1 ||
-          !outer_fits(op, inplace_layout(op, la, lb)))) ||
+        (op->inplace &&
+         ((op->inplace != 'A' && op->inplace != 'B') ||
+          !inplace_fits(op, inplace_layout(op, la, lb), s))) ||
         (op->uplo && ((op->uplo != 'U' && op->uplo != 'L') || s.pm != 1 ||
                       s.pn != 1 || op->m != op->n))) {
         return CS_ERR_UNSUPPORTED;
@@ -584,38 +625,26 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
     mm->chunk = calloc((size_t)mm->nchunk + 1, sizeof(*mm->chunk));
     cs_status_t st = mm->chunk ? CS_OK : CS_ERR_NOMEM;
     int ta = op->transa != 'N', tb = op->transb != 'N';
-    int64_t kmax = 0, other = 0;
-    if (op->outer) {
-        st = st == CS_OK ? outer_init(mm, inplace_layout(op, la, lb), &other)
-                         : st;
-    } else if (op->inplace) {
-        const cs_eng_layout_t *lx = inplace_layout(op, la, lb);
-        int isa = op->inplace == 'A';
-        mm->krows = inplace_krows(op);
-        mm->koff =
-            mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
-        other = mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
-        mm->ild = lx->ld;
+    int64_t kmax = 0;
+    if (st == CS_OK && op->inplace) {
+        /* its grid places the processes and cuts C's rows (columns) */
+        st = inplace_init(mm, inplace_layout(op, la, lb));
     }
     for (int c = 0; c < mm->nchunk && st == CS_OK; c++) {
         chunk_t *ch = &mm->chunk[c];
         int64_t k0 = part(op->k, mm->nchunk, c);
         int64_t kc = part(op->k, mm->nchunk, c + 1) - k0;
         ch->kl = part(kc, s.pk, mm->l + 1) - part(kc, s.pk, mm->l);
-        if (op->outer) {
-            /* the whole chunk here, at its inner offset */
-            ch->ioff = mm->krows ? other + k0 + mm->ofirst * mm->ild
-                                 : mm->ofirst + (other + k0) * mm->ild;
-        } else if (op->inplace) {
+        if (op->inplace) {
+            /* this rank's part of the chunk where the operand lies */
             int64_t lfirst = 0;
-            st = cs_eng_mm_cut(inplace_layout(op, la, lb), mm->krows, mm->koff,
-                               k0, k0 + kc, me, np, NULL, NULL, &ch->kl,
-                               &lfirst);
-            ch->ioff =
-                mm->krows ? lfirst + other * mm->ild : other + lfirst * mm->ild;
+            st = inplace_cut(inplace_layout(op, la, lb), mm->krows, mm->koff,
+                             k0, k0 + kc, mm->l, s.pk, NULL, &ch->kl, &lfirst);
+            ch->ioff = mm->krows ? lfirst + mm->ofirst * mm->ild
+                                 : mm->ofirst + lfirst * mm->ild;
         }
         kmax = ch->kl > kmax ? ch->kl : kmax;
-        st = slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl, s.pn,
+        st = st != CS_OK ? st : slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl, s.pn,
                        mm->j);
         if (st == CS_OK) {
             st = slab_init(&ch->b, tb ? mm->nj : ch->kl, tb ? ch->kl : mm->nj,
@@ -623,10 +652,10 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         }
         if (st == CS_OK) {
             for (int w = 0; w < s.pn; w++) {
-                ch->a.peer[w] = rank_of(&s, mm->i, w, mm->l);
+                ch->a.peer[w] = rank_of(mm, mm->i, w, mm->l);
             }
             for (int w = 0; w < s.pm; w++) {
-                ch->b.peer[w] = rank_of(&s, w, mm->j, mm->l);
+                ch->b.peer[w] = rank_of(mm, w, mm->j, mm->l);
             }
         }
     }
@@ -638,7 +667,7 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
         return st;
     }
     for (int w = 0; w < s.pk; w++) {
-        mm->c.peer[w] = rank_of(&s, mm->i, mm->j, w);
+        mm->c.peer[w] = rank_of(mm, mm->i, mm->j, w);
     }
     /* the buffer: A's and B's slabs of one chunk, C_ij, the ring the
      * pieces of the reduce-scatter pass through (reduce.c) */
@@ -733,8 +762,6 @@ void cs_eng_mm_describe(const cs_eng_mm_t *mm, char *buf, size_t len)
     snprintf(buf, len, "split:%dx%dx%d%s brick:%lldx%lldx%lld chunks:%d%s",
              mm->s.pm, mm->s.pn, mm->s.pk,
              mm->op.direct           ? " direct"
-             : mm->op.outer && mm->op.inplace == 'A' ? " A-rows-in-place"
-             : mm->op.outer          ? " B-columns-in-place"
              : mm->op.inplace == 'A' ? " A-in-place"
              : mm->op.inplace == 'B' ? " B-in-place"
                                      : "",
@@ -764,9 +791,8 @@ void cs_eng_mm_destroy(cs_eng_mm_t *mm)
     free(mm->chunk);
     cs_eng_plan_destroy(mm->out);
     slab_free(&mm->c);
-    if (mm->op.outer) {
-        cs_eng_mm_dist_free(&mm->odist);
-    }
+    cs_eng_mm_dist_free(&mm->odist);
+    free(mm->map);
     free(mm);
 }
 

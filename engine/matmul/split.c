@@ -91,40 +91,25 @@ int cs_eng_mm_split(int64_t m, int64_t n, int64_t k, int nranks, size_t esize,
     return 0;
 }
 
-int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int nranks,
+int cs_eng_mm_inplace_cost(int64_t m, int64_t n, int64_t k, int po, int pk,
                            char inplace, size_t esize, int64_t mem_max,
                            cs_eng_mm_cost_t *c)
 {
-    double kl = ceil_div(k, nranks), piece = ceil_div(n, nranks);
-    double ext = (double)(inplace == 'A' ? n : m);
-    /* the other operand's slab arrives whole (worst case); C is summed
-     * whole over all processes */
-    c->words_in = kl * ext;
-    c->words_reduce = (double)m * piece * (nranks - 1);
-    c->words_out = (double)m * piece;
+    int np = po * pk;
+    double rows = ceil_div(inplace == 'A' ? m : n, po);
+    double other = (double)(inplace == 'A' ? n : m);
+    double kl = ceil_div(k, pk), piece = ceil_div((int64_t)other, pk);
+    /* the other operand's slab: what this process lacks of it when that
+     * operand is spread evenly; C's rows (columns) summed over the pk
+     * processes of a grid line, then this process's piece out (counted
+     * as moved, the worst case) */
+    c->words_in = kl * other * (np - 1) / np;
+    c->words_reduce = rows * piece * (pk - 1);
+    c->words_out = rows * piece;
     c->words = c->words_in + c->words_reduce + c->words_out;
     double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
-    c->elems = (kl * ext < chunk ? kl * ext : chunk) + (double)m * (double)n +
-               ring_elems((double)m * piece, nranks, esize);
-    return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
-}
-
-int cs_eng_mm_outer_cost(int64_t m, int64_t n, int64_t k, int nranks,
-                         char inplace, size_t esize, int64_t mem_max,
-                         cs_eng_mm_cost_t *c)
-{
-    /* the operand read in place: its outer extent cut, the other whole */
-    double cut = ceil_div(inplace == 'A' ? m : n, nranks);
-    double other = (double)(inplace == 'A' ? n : m);
-    c->words_in = (double)k * other * (nranks - 1) / nranks;
-    c->words_reduce = 0;
-    /* C's rows (columns) of this process: where C lies alike, a local
-     * copy; counted as moved (the worst case) */
-    c->words_out = cut * other;
-    c->words = c->words_in + c->words_out;
-    double chunk = (double)CS_ENG_MM_CHUNK_BYTES / (double)esize;
-    double slab = (double)k * other;
-    c->elems = (slab < chunk ? slab : chunk) + cut * other;
+    c->elems = (kl * other < chunk ? kl * other : chunk) + rows * other +
+               (pk > 1 ? ring_elems(rows * piece, pk, esize) : 0);
     return mem_max >= 0 && c->elems * (double)esize > (double)mem_max ? -1 : 0;
 }
 

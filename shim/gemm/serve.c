@@ -200,7 +200,7 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                                                         : cfg->workspace;
     pr->nkey =
         plan_key(par, npar, x, p, q, me, s,
-                 op->inplace | op->pieces << 8 | op->outer << 9,
+                 op->inplace | op->pieces << 8,
                  ws_max, op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
@@ -371,33 +371,15 @@ static int aligned_k(const cs_shim_call_t *g, char ta, char tb,
     return 1;
 }
 
-/* The operand that can be read where it lies with the other brought to
- * it (inplace, matmul.h): its inner dimension along the grid dimension
- * of all processes, the other grid dimension 1.  A first; 0: neither. */
-static char inplace_of(char ta, char tb, int p, int q)
+/* The grid processes along operand x's ('A' or 'B') outer dimension
+ * (op(A)'s rows, op(B)'s columns) and along its inner one, for reading
+ * it where it lies (inplace, matmul.h). */
+static void inplace_grid(char x, char ta, char tb, int p, int q, int *po,
+                         int *pk)
 {
-    if (ta != 'N' ? q == 1 : p == 1) {
-        return 'A';
-    }
-    if (tb == 'N' ? q == 1 : p == 1) {
-        return 'B';
-    }
-    return 0;
-}
-
-/* The operand that can be read where it lies along its outer dimension
- * (outer, matmul.h): op(A)'s rows (op(B)'s columns) along the grid
- * dimension of all processes, its inner dimension whole (the other grid
- * dimension 1).  A first; 0: neither. */
-static char outer_of(char ta, char tb, int p, int q)
-{
-    if (ta == 'N' ? q == 1 : p == 1) {
-        return 'A';
-    }
-    if (tb == 'N' ? p == 1 : q == 1) {
-        return 'B';
-    }
-    return 0;
+    int rows_outer = x == 'A' ? ta == 'N' : tb != 'N';
+    *po = rows_outer ? p : q;
+    *pk = rows_outer ? q : p;
 }
 
 /* Whether the slabs can be assembled from the pieces the members of each
@@ -560,35 +542,29 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     } else {
         int fit = cs_eng_mm_split(g->m, g->n, g->k, np, rt->esize,
                                   left < 0 ? -1 : left, &s, &cost) == 0;
-        char ip = inplace_of(ta, tb, p, q);
         cs_eng_mm_cost_t ic;
-        if (ip && !sym && np > 1 && np <= g->k &&
-            cs_eng_mm_inplace_cost(g->m, g->n, g->k, np, ip, rt->esize,
-                                   left < 0 ? -1 : left, &ic) == 0 &&
-            (!fit || ic.words < cost.words)) {
-            op.inplace = ip;
-            s = (cs_eng_mm_split_t){1, 1, np};
-            cost = ic;
-            fit = 1;
-        }
-        char ox = outer_of(ta, tb, p, q);
-        if (ox && !sym && np > 1 && np <= (ox == 'A' ? g->m : g->n) &&
-            cs_eng_mm_outer_cost(g->m, g->n, g->k, np, ox, rt->esize,
-                                 left < 0 ? -1 : left, &ic) == 0 &&
-            (!fit || ic.words < cost.words)) {
-            op.inplace = ox;
-            op.outer = 1;
-            s = ox == 'A' ? (cs_eng_mm_split_t){np, 1, 1}
-                          : (cs_eng_mm_split_t){1, np, 1};
-            cost = ic;
-            fit = 1;
+        for (int w = 0; w < 2 && !sym && np > 1; w++) {
+            /* A or B read where it lies, the other brought to it */
+            char ip = w ? 'B' : 'A';
+            int po, pk;
+            inplace_grid(ip, ta, tb, p, q, &po, &pk);
+            if (po <= (w ? g->n : g->m) && pk <= g->k &&
+                cs_eng_mm_inplace_cost(g->m, g->n, g->k, po, pk, ip,
+                                       rt->esize, left < 0 ? -1 : left,
+                                       &ic) == 0 &&
+                (!fit || ic.words < cost.words)) {
+                op.inplace = ip;
+                s = w ? (cs_eng_mm_split_t){1, po, pk}
+                      : (cs_eng_mm_split_t){po, 1, pk};
+                cost = ic;
+                fit = 1;
+            }
         }
         if (pieces_fit(g, ta, tb, &xa, &xb, p, q) && np <= g->k &&
             cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, ta != 'N' ? q : p,
                                   rt->esize, left < 0 ? -1 : left, &ic) == 0 &&
             (sym || !fit || ic.words <= cost.words)) {
             op.inplace = 0;
-            op.outer = 0;
             op.pieces = 1;
             s = (cs_eng_mm_split_t){1, 1, np};
             cost = ic;
@@ -605,7 +581,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     sv[0] = s.pm;
     sv[1] = s.pn;
     sv[2] = s.pk;
-    sv[3] = op.inplace | op.pieces << 8 | op.outer << 9;
+    sv[3] = op.inplace | op.pieces << 8;
     double native_words = pblas_words(g->m, g->n, g->k, p, q);
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;
