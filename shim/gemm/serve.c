@@ -43,6 +43,14 @@
  * them to PBLAS without measuring. */
 #define CS_GEMM_MIN_FLOPS 2e7
 
+/* The pieces path is taken up to this many times the words of the best
+ * other path (serve(): it hides its transfers behind the products).
+ * Measured on 2 ranks against an operand read in place with 1 % fewer
+ * words, % of the floor's speed: 300 x 300 x 200000 T N on 1 x 2 80-87
+ * against 79-81, 1000 x 1000 x 100000 88-95 against 85-89, pzgemm 300 x
+ * 300 x 50000 C N 87-92 against 85-89. */
+#define CS_GEMM_PIECES_MARGIN 1.05
+
 /* Ints of the arguments every process must pass alike (params()). */
 #define CS_GEMM_NPAR 46
 
@@ -560,10 +568,15 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
                 fit = 1;
             }
         }
+        /* pieces keeps the next chunk in flight while one is multiplied
+         * and cuts k evenly; the others bring each chunk in before its
+         * product: at words within CS_GEMM_PIECES_MARGIN pieces is the
+         * faster (docs/design.md, "pieces") */
         if (pieces_fit(g, ta, tb, &xa, &xb, p, q) && np <= g->k &&
             cs_eng_mm_pieces_cost(g->m, g->n, g->k, np, ta != 'N' ? q : p,
                                   rt->esize, left < 0 ? -1 : left, &ic) == 0 &&
-            (sym || !fit || ic.words <= cost.words)) {
+            (sym || !fit ||
+             ic.words <= cost.words * CS_GEMM_PIECES_MARGIN)) {
             op.inplace = 0;
             op.pieces = 1;
             s = (cs_eng_mm_split_t){1, 1, np};
