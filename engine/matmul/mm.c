@@ -99,7 +99,7 @@ static cs_status_t dist_pieces(const cs_eng_dist_t *base, int ncopy,
 {
     int nparts = base->nprocs;
     int64_t *cnt = calloc((size_t)nparts, sizeof(*cnt));
-    /* a block is cut at most ncopy - 1 times */
+    /* each of the nparts (ncopy - 1) inner piece ends cuts one block */
     int64_t most = base->nblk + (int64_t)nparts * ncopy;
     int64_t *splits = malloc((size_t)(most + 1) * sizeof(*splits));
     int64_t *loff = malloc((size_t)most * sizeof(*loff));
@@ -122,7 +122,8 @@ static cs_status_t dist_pieces(const cs_eng_dist_t *base, int ncopy,
         int v = base->proc[b];
         int64_t x = base->splits[b], lo = base->loff[b];
         for (int w = 0; w < ncopy && x < base->splits[b + 1]; w++) {
-            int64_t p0 = part(cnt[v], ncopy, w), p1 = part(cnt[v], ncopy, w + 1);
+            int64_t p0 = part(cnt[v], ncopy, w);
+            int64_t p1 = part(cnt[v], ncopy, w + 1);
             int64_t take = cs_eng_min64(p1, lo + base->splits[b + 1] - x) - lo;
             if (take <= 0) {
                 continue; /* a piece before this block, or empty */
@@ -380,7 +381,8 @@ static cs_status_t inplace_init(cs_eng_mm_t *mm, const cs_eng_layout_t *lx)
     int isa = op->inplace == 'A';
     mm->krows = inplace_krows(op);
     mm->koff = mm->krows ? (isa ? op->ia : op->ib) : (isa ? op->ja : op->jb);
-    int64_t ooff = mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
+    int64_t ooff =
+        mm->krows ? (isa ? op->ja : op->jb) : (isa ? op->ia : op->ib);
     mm->ild = lx->ld;
     cs_status_t st = inplace_map(mm, lx);
     if (st != CS_OK) {
@@ -644,8 +646,10 @@ cs_status_t cs_eng_mm_create(const cs_eng_layout_t *la,
                                  : mm->ofirst + lfirst * mm->ild;
         }
         kmax = ch->kl > kmax ? ch->kl : kmax;
-        st = st != CS_OK ? st : slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl, s.pn,
-                       mm->j);
+        if (st == CS_OK) {
+            st = slab_init(&ch->a, ta ? ch->kl : mm->mi, ta ? mm->mi : ch->kl,
+                           s.pn, mm->j);
+        }
         if (st == CS_OK) {
             st = slab_init(&ch->b, tb ? mm->nj : ch->kl, tb ? ch->kl : mm->nj,
                            s.pm, mm->i);
