@@ -75,11 +75,15 @@ void cs_shim_gemm_seen_add(const int64_t id[2], const cs_shim_gemm_seen_t *all,
     pthread_mutex_unlock(&cs_gemm_lock);
 }
 
-int cs_shim_gemm_pick(int engine_first, const cs_shim_gemm_seen_t *all)
+int cs_shim_gemm_pick(int expect, const cs_shim_gemm_seen_t *all)
 {
+    if (expect == CS_SHIM_GEMM_ENGINE_ONLY) {
+        return 1;
+    }
     /* the engine's first call of a shape also maps its buffer and plans:
      * its second call is the one that counts */
-    if (all->n_engine < 2 && (engine_first || all->n_native > 0)) {
+    if (all->n_engine < 2 &&
+        (expect == CS_SHIM_GEMM_ENGINE_FIRST || all->n_native > 0)) {
         return 1;
     }
     if (all->n_native == 0) {

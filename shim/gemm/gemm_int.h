@@ -80,13 +80,20 @@ void cs_shim_gemm_seen_get(const int64_t id[2], cs_shim_gemm_seen_t *s);
 void cs_shim_gemm_seen_add(const int64_t id[2], const cs_shim_gemm_seen_t *all,
                            int engine, double t);
 
+/* What the model expects of a call (cs_shim_gemm_pick). */
+enum {
+    CS_SHIM_GEMM_NATIVE_FIRST, /* PBLAS may be the faster: measure it first */
+    CS_SHIM_GEMM_ENGINE_FIRST, /* the engine is expected the faster */
+    CS_SHIM_GEMM_ENGINE_ONLY   /* the engine cannot be the slower */
+};
+
 /*
- * The path of a call from what the model expects (engine_first: the
- * engine is expected faster) and what was measured (agreed): the model's
- * path first, then the other one, the engine twice (its first call maps
- * its buffer), later calls the faster.  1: engine.  Global (the same
- * inputs on every rank).
+ * The path of a call from what the model expects (expect, above) and what
+ * was measured (agreed): the model's path first, then the other one, the
+ * engine twice (its first call maps its buffer), later calls the faster;
+ * CS_SHIM_GEMM_ENGINE_ONLY: always the engine.  1: engine.  Global (the
+ * same inputs on every rank).
  */
-int cs_shim_gemm_pick(int engine_first, const cs_shim_gemm_seen_t *all);
+int cs_shim_gemm_pick(int expect, const cs_shim_gemm_seen_t *all);
 
 #endif /* CS_SHIM_GEMM_GEMM_INT_H */

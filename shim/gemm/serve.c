@@ -599,10 +599,19 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m > g->n ? g->m : g->n;
     lo = lo < g->k ? lo : g->k;
     hi = hi > g->k ? hi : g->k;
-    int engine_first = hi >= 4 * lo || cost.words < 0.8 * native_words;
+    /* direct: A and B are not moved, each process runs the floor's own
+     * local product and only C's partial sums travel, which PBLAS, whose
+     * local products are the same flops, cannot undercut (measured 95-101
+     * % of the floor against native's 48-70 %: bench_gemm b, i, t, u, x);
+     * so no call goes to PBLAS to measure it (x, CP2K rpa_w4's shape: that
+     * first call was 1.7-2.1x the engine's median) */
+    int expect = op.direct ? CS_SHIM_GEMM_ENGINE_ONLY
+                 : hi >= 4 * lo || cost.words < 0.8 * native_words
+                     ? CS_SHIM_GEMM_ENGINE_FIRST
+                     : CS_SHIM_GEMM_NATIVE_FIRST;
     cs_shim_gemm_seen_t seen;
     cs_shim_gemm_seen_get(j.mine.id, &seen);
-    int64_t pick = force || cs_shim_gemm_pick(engine_first, &seen);
+    int64_t pick = force || cs_shim_gemm_pick(expect, &seen);
 
     prep_t pr = {0};
     if (pick && j.mine.verdict == CS_SHIM_V_ENGINE) {

@@ -54,6 +54,8 @@
  *   n  pdgemm N T 293x293x96        blocks 48  1x2, beta 1
  *   o  pdgemm N T 293x293x96        blocks 48  2x2, beta 1
  *   p  pdgemm T N 1000x1000x100000  blocks 64  2x2
+ *   x  pdgemm N T 544x544x1216      blocks 304 1x2 (CP2K rpa_w4's
+ *                                   Q = S^T S: 40 calls a run)
  *   z  pzgemm C N 300x300x50000     blocks 48  1x2 (the flops of a)
  *   s  pdsyrk U T 300x200000        blocks 48  1x2 (CP2K RPA's p?syrk)
  *   t  pdsyrk U T 300x200000        blocks 48  2x1
@@ -69,7 +71,7 @@
  * 1000 x 100000 (800 MB), and the floor's buffers as much again (each rank
  * its share of both operands); everything is freed between cases.
  *
- * Options: --cases abcdefghijklnopzstuvw  cases to run (letters; default all)
+ * Options: --cases abcdefghijklnopxzstuvw  cases to run (letters; default all)
  *          --reps N           timed rounds per case (default 40)
  *          --scale F          multiply every dimension and block size by F
  *                             (at least 1; F in (0, 10]): tiny test runs,
@@ -160,6 +162,7 @@ static const gemm_case_t cases[] = {
     {'n', 0, 'N', 'T', 293, 293, 96, 48, GRID_1X2, {1, 0}, {1, 0}, 0},
     {'o', 0, 'N', 'T', 293, 293, 96, 48, GRID_SQ, {1, 0}, {1, 0}, 0},
     {'p', 0, 'T', 'N', 1000, 1000, 100000, 64, GRID_SQ, {1, 0}, {0, 0}, 0},
+    {'x', 0, 'N', 'T', 544, 544, 1216, 304, GRID_1X2, {1, 0}, {0, 0}, 0},
     {'z', 1, 'C', 'N', 300, 300, 50000, 48, GRID_1X2, {1, 0}, {0, 0}, 0},
     {'s', 0, 'T', 'N', 300, 300, 200000, 48, GRID_1X2, {1, 0}, {0, 0}, 'U'},
     {'t', 0, 'T', 'N', 300, 300, 200000, 48, GRID_2X1, {1, 0}, {0, 0}, 'U'},
@@ -614,7 +617,7 @@ static void print_row(const gemm_row_t *w, int have_shim)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_gemm [--cases abcdefghijklnopzstuvw] [--reps N] "
+    fprintf(f, "usage: bench_gemm [--cases abcdefghijklnopxzstuvw] [--reps N] "
                "[--scale F] [--csv FILE]\n");
 }
 
@@ -646,7 +649,7 @@ static void square_grid_init(grid_t *g)
 
 int main(int argc, char **argv)
 {
-    const char *which = "abcdefghijklnopzstuvw", *csv = NULL;
+    const char *which = "abcdefghijklnopxzstuvw", *csv = NULL;
     int reps = 40, rc = 0;
     double scale = 1.0;
 

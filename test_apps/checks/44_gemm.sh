@@ -49,7 +49,8 @@ PYTHON=${PYTHON:-python3}
 CS_PRELOAD=${CS_PRELOAD:-$CS_SHIM}
 app=$BUILD_DIR/t/scalapack/gemm_sweep
 yield=$BUILD_DIR/t/lib/yield_preload.so
-cs_need_files "$app" "$yield" "$CS_SHIM"
+bench=$BUILD_DIR/t/bench/bench_gemm
+cs_need_files "$app" "$yield" "$bench" "$CS_SHIM"
 cs_fresh_dir "$CS_OUT"
 ncores=$(nproc 2>/dev/null || echo 2)
 mult=1
@@ -192,6 +193,30 @@ unset ROUTINE_RE
 export CS_NODES_FLAVOUR=${CS_MPI:-mpich} CS_NODES_MPIEXEC=$MPIEXEC
 CS_NODE_SIZE=2 LAUNCH=$here/../lib/mpiexec_nodes.sh \
     run_pair nodes-2x2 4 $((150 * mult)) 4434 force
+
+# COSTA_SHIM_GEMM=on, no forcing: a product on the direct path (bench_gemm
+# x, CP2K rpa_w4's N T 544 x 544 x 1216 on 1 x 2, the inner dimensions
+# aligned) runs on the engine from its first call, none sent to PBLAS to
+# be measured (shim/gemm/serve.c, expect); its result within 1e-10 of
+# native's (bench_gemm's own check)
+if [ "$expect_engine" = 1 ]; then
+    d=$CS_OUT/direct-on
+    mkdir -p "$d"
+    rc=0
+    timeout -k 10 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
+        COSTA_SHIM_GEMM=on COSTA_SHIM_VERBOSE=1 OMP_NUM_THREADS=1 \
+        "$bench" --cases x --reps 2 > "$d/out" 2> "$d/err" || rc=$?
+    ne=$(grep -c 'r:0 .*pdgemm_ .*path:engine' "$d/err")
+    nf=$(grep -c 'r:0 .*pdgemm_ .*path:fallback' "$d/err")
+    if [ "$rc" -ne 0 ] || [ "$ne" -ne 3 ] || [ "$nf" -ne 0 ]; then
+        echo "FAIL  [direct-on] bench_gemm x under COSTA_SHIM_GEMM=on:" \
+             "exit $rc, $ne of 3 calls on the engine, $nf to PBLAS"
+        grep 'r:0 .*pdgemm_' "$d/err" | head -n 4 | sed 's/^/      | /'
+        fails=$((fails + 1))
+    else
+        echo "ok    [direct-on] bench_gemm x: 3 of 3 calls on the engine"
+    fi
+fi
 
 [ "$expect_engine" = 1 ] ||
     echo "note: CS_GEMM_EXPECT_ENGINE=$expect_engine: the shim's report was not checked"
