@@ -151,10 +151,10 @@ static cs_status_t dist_pieces(const cs_eng_dist_t *base, int ncopy,
  * The distribution of one dimension of extent n split into nparts (the
  * slabs, coordinate v), each split again into ncopy pieces (coordinate
  * v * ncopy + w).  ncopy = 1: one block per part.  Empty pieces are left
- * out; loff places a piece inside its part's local storage.  Arrays are
- * allocated here (freed by dist_free).
+ * out; loff places a piece inside its part's local storage (piece_rel:
+ * dist_pieces).  Arrays are allocated here (freed by dist_free).
  */
-static cs_status_t dist_split(int64_t n, int nparts, int ncopy,
+static cs_status_t dist_split(int64_t n, int nparts, int ncopy, int piece_rel,
                               cs_eng_dist_t *d)
 {
     int64_t *splits = malloc((size_t)(nparts + 1) * sizeof(*splits));
@@ -174,7 +174,7 @@ static cs_status_t dist_split(int64_t n, int nparts, int ncopy,
                               .splits = splits,
                               .proc = proc,
                               .loff = loff};
-        st = dist_pieces(&base, ncopy, 0, d);
+        st = dist_pieces(&base, ncopy, piece_rel, d);
     }
     free(splits);
     free(loff);
@@ -205,20 +205,13 @@ static cs_status_t slab_layout(const slab_shape_t *sh, rank_fn rank,
 {
     int nu = sh->nu, ncopy = sh->ncopy;
     cs_status_t st = sh->rbase ? dist_pieces(sh->rbase, 1, 0, &l->rows)
-                               : dist_split(sh->rows, nu, 1, &l->rows);
+                               : dist_split(sh->rows, nu, 1, 0, &l->rows);
     if (st != CS_OK) {
         return st;
     }
-    if (sh->cbase) {
-        st = dist_pieces(sh->cbase, ncopy, sh->piece_rel, &l->cols);
-    } else {
-        st = dist_split(sh->cols, sh->nv, ncopy, &l->cols);
-        int64_t *lo = (int64_t *)l->cols.loff;
-        for (int64_t b = 0; st == CS_OK && sh->piece_rel && b < l->cols.nblk;
-             b++) {
-            lo[b] = 0; /* each piece is one block */
-        }
-    }
+    st = sh->cbase ? dist_pieces(sh->cbase, ncopy, sh->piece_rel, &l->cols)
+                   : dist_split(sh->cols, sh->nv, ncopy, sh->piece_rel,
+                                &l->cols);
     if (st != CS_OK) {
         dist_free(&l->rows);
         return st;

@@ -207,8 +207,7 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
     pr->nkey =
-        plan_key(par, npar, x, p, q, me, s,
-                 op->inplace | op->pieces << 8,
+        plan_key(par, npar, x, p, q, me, s, op->inplace | op->pieces << 8,
                  ws_max, op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
