@@ -125,9 +125,10 @@ int cs_eng_mm_pieces_cost(int64_t m, int64_t n, int64_t k, int nranks,
 /* The local product c (m x n, ldc) := op(a) op(b) (alpha 1; beta 0, or
  * 1 with accumulate), with ta and tb as ?gemm takes them.  uplo 'U' or
  * 'L' (cs_eng_mm_op_t.uplo): m = n and op(b) = op(a)^T (^H when ta or tb
- * is 'C'); the product may compute that triangle from a alone (?syrk,
- * ?herk, whose diagonal it keeps real) but must leave all of c, the
- * other triangle filled by symmetry.  0: a general product. */
+ * is 'C'); the product computes that triangle of c from a alone (?syrk,
+ * ?herk, whose diagonal it keeps real) and may leave the other as it
+ * was: the engine fills it once the products are summed.  0: a general
+ * product. */
 typedef void (*cs_eng_gemm_fn)(void *ctx, char uplo, char ta, char tb,
                                int64_t m, int64_t n, int64_t k, const void *a,
                                int64_t lda, const void *b, int64_t ldb,

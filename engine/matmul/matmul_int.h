@@ -64,6 +64,12 @@ double cs_eng_mm_flops(const cs_eng_mm_op_t *op, int64_t m, int64_t n,
  * from (0, 0): op->uplo's triangle, else none. */
 int cs_eng_mm_mask(const cs_eng_mm_op_t *op);
 
+/* op->uplo set: the other triangle of the n x n local c (ldc) filled
+ * from op->uplo's, once all local products are summed into it (the
+ * local product computes one triangle, cs_eng_gemm_fn).  0: nothing. */
+void cs_eng_mm_mirror(const cs_eng_mm_op_t *op, int64_t n, void *c,
+                      int64_t ldc);
+
 /* ------------------------------------------------------------ pieces */
 
 typedef struct cs_eng_mm_pieces cs_eng_mm_pieces_t;

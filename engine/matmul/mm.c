@@ -1016,6 +1016,8 @@ cs_status_t cs_eng_mm_execute(cs_eng_mm_t *mm, const void *a, const void *b,
          * operand's): this rank adds zeros to the sums */
         memset(cij, 0, (size_t)(mm->mi * mm->nj * es));
     }
+    /* one triangle summed: the other by symmetry, once (uplo: mi = nj) */
+    cs_eng_mm_mirror(&mm->op, mm->nj, cij, cs_eng_max64(mm->mi, 1));
     double t2 = MPI_Wtime();
     (void)t0;
     if (mm->s.pk > 1) {

@@ -721,6 +721,8 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
         /* a line with fewer inner indices than members: nothing here */
         memset(cp, 0, (size_t)(m * n * es));
     }
+    /* one triangle summed: the other by symmetry (uplo: m = n) */
+    cs_eng_mm_mirror(op, n, cp, cs_eng_max64(m, 1));
     double t2 = MPI_Wtime();
     (void)t0;
     reduce(&r);

@@ -59,48 +59,6 @@ void *cs_shim_gemm_blas_sym(char type, int herk)
     return lookup(herk ? 2 : 1, type);
 }
 
-/* c's other triangle from uplo's: c(j, i) = c(i, j), conjugated for a
- * Hermitian c, whose diagonal is made real (as ?herk leaves it). */
-#define CS_MIRROR(T, reals)                                                    \
-    do {                                                                       \
-        T *e = c;                                                              \
-        for (int64_t j = 0; j < n; j++) {                                      \
-            for (int64_t i = j + 1; i < n; i++) {                              \
-                int64_t from = up ? j + i * ldc : i + j * ldc;                 \
-                int64_t to = up ? i + j * ldc : j + i * ldc;                   \
-                for (int r = 0; r < (reals); r++) {                            \
-                    e[to * (reals) + r] = e[from * (reals) + r];               \
-                }                                                              \
-                if ((reals) == 2 && herk) {                                    \
-                    e[to * 2 + 1] = -e[to * 2 + 1];                            \
-                }                                                              \
-            }                                                                  \
-            if ((reals) == 2 && herk) {                                        \
-                e[(j + j * ldc) * 2 + 1] = 0;                                  \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
-
-static void mirror(char type, char uplo, int herk, int64_t n, void *c,
-                   int64_t ldc)
-{
-    int up = uplo == 'U';
-    switch (type) {
-    case 's':
-        CS_MIRROR(float, 1);
-        break;
-    case 'd':
-        CS_MIRROR(double, 1);
-        break;
-    case 'c':
-        CS_MIRROR(float, 2);
-        break;
-    default:
-        CS_MIRROR(double, 2);
-        break;
-    }
-}
-
 void cs_shim_gemm_local(void *ctx, char uplo, char ta, char tb, int64_t m,
                         int64_t n, int64_t k, const void *a, int64_t lda,
                         const void *b, int64_t ldb, int accumulate, void *c,
@@ -130,5 +88,4 @@ void cs_shim_gemm_local(void *ctx, char uplo, char ta, char tb, int64_t m,
     char tr = ta == 'N' ? 'N' : herk ? 'C' : 'T';
     ((cs_fsyrk_t)bl->sym)(&uplo, &tr, &fn, &fk, alpha, a, &fa, beta, c, &fc, 1,
                           1);
-    mirror(bl->type, uplo, herk, n, c, ldc);
 }
