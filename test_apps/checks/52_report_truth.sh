@@ -19,8 +19,13 @@
 #       FNV-1a of the documented key text), its totals equal the routine
 #       table's (nested calls excluded); callers: three call sites whose
 #       calls add up per routine;
+#       every shape's median lies between its fastest and slowest call,
+#       its slowest call is one of rank 0's or 1's calls of it, its
+#       histogram counts every call, and the CSV says the same as the
+#       JSON;
 #   (b) the text report (file and rank 0's stderr) has every header line
-#       and section in order, its shape and caller rows match the JSON,
+#       and section in order, its shape, call time and caller rows match
+#       the JSON,
 #       the engine phases match the JSON, are not negative and add up to
 #       at most the calls' time less the arrival wait, and STATS=full adds
 #       "Per rank and routine" to the file only.
@@ -181,6 +186,29 @@ for c in CNT + ["t_sum_s"]:
 for s in rep["shapes"]:
     if not (0 < s["t_min_s"] <= s["t_max_s"] <= s["t_sum_s"]):
         err("shape times inconsistent: %s" % s)
+    # call times: median between the extremes, the slowest call one of
+    # the shape's calls on rank 0 or 1, the histogram counts every call
+    if not s["t_min_s"] <= s["t_median_s"] <= s["t_max_s"]:
+        err("shape median %r outside [%r, %r]"
+            % (s["t_median_s"], s["t_min_s"], s["t_max_s"]))
+    if not (s["max_rank"] in (0, 1) and
+            1 <= s["max_call"] <= s["calls"] // 2):
+        err("shape slowest call %r of rank %r, %d calls"
+            % (s["max_call"], s["max_rank"], s["calls"]))
+    if sum(c for _, c in s["t_hist"]) != s["calls"]:
+        err("shape histogram %r does not count %d calls"
+            % (s["t_hist"], s["calls"]))
+# ... and the CSV's say the same
+tails = {int(s["shape_id"]): (float(s["t_median_s"]), int(s["max_call"]),
+                              int(s["max_rank"]), s["t_hist"])
+         for s in shape_rows}
+for s in rep["shapes"]:
+    hist = " ".join("%d:%d" % (k, c) for k, c in s["t_hist"])
+    if tails.get(s["shape_id"]) != (s["t_median_s"], s["max_call"],
+                                    s["max_rank"], hist):
+        err("CSV call times %r != JSON's %r"
+            % (tails.get(s["shape_id"]), (s["t_median_s"], s["max_call"],
+                                          s["max_rank"], hist)))
 
 # callers: three call sites, calls add up per routine
 callers = rep["callers"]
@@ -248,7 +276,8 @@ HEAD = ["@ costa_shim report", "@ Command        : ", "@ Version        : ",
 SECTIONS = ["Time in intercepted routines (seconds)",
             "Per routine and path (all ranks)",
             "Engine phases (all ranks, seconds)", "Fallback reasons",
-            "Top call shapes by time", "Callers (top 10)"]
+            "Top call shapes by time", "Call times of the top shapes (ms)",
+            "Callers (top 10)"]
 
 def check(path, text, sections, rep):
     lines = text.splitlines()
@@ -280,6 +309,25 @@ def check(path, text, sections, rep):
             s["calls"]) for s in want]
     if got != exp:
         errors.append("%s: shape rows %s != JSON %s" % (path, got, exp))
+    # call times: the same shapes in the same order, the JSON's numbers
+    sec = body.split("@--- Call times of the top shapes (ms)")[1]
+    rows = [l.split() for l in sec.split("@---")[0].splitlines()[1:]
+            if l.strip()]
+    if rows[0] != ["Id", "Routine", "Calls", "Mean(ms)", "Median(ms)",
+                   "Max(ms)", "Max/Med", "MaxRank", "MaxCall"]:
+        errors.append("%s: call time header %s" % (path, rows[0]))
+    got = [(int(r[0]), r[1], int(r[2]), int(r[7]), int(r[8]))
+           for r in rows[1:]]
+    exp = [(s["shape_id"], s["routine"], s["calls"], s["max_rank"],
+            s["max_call"]) for s in want]
+    # ms with 3 decimals against the JSON's 9 digits: 1 in the last place
+    close = all(abs(float(r[3]) - 1e3 * s["t_sum_s"] / s["calls"]) <= 2e-3
+                and abs(float(r[4]) - 1e3 * s["t_median_s"]) <= 2e-3
+                and abs(float(r[5]) - 1e3 * s["t_max_s"]) <= 2e-3
+                for r, s in zip(rows[1:], want))
+    if got != exp or not close:
+        errors.append("%s: call time rows %s != JSON %s"
+                      % (path, rows[1:], want))
     # engine phases: one line per routine with engine rows, the JSON's
     # sums, none negative, together not above the call time less the
     # arrival wait (the rest, Other, is the checks, exchange and plan)
