@@ -121,8 +121,9 @@ static void test_known(void)
     double m = cs_shim_hist_quantile(&h, 0.5, 0.0123, 0.0123);
     CS_TEST_CHECK(fabs(m - 0.0123) <= 1e-15, "equal times: %.17g", m);
 
-    /* two ranks' 9 calls: 3 fast, 5 at 20 ms, 1 at 100 ms each (the
-     * check 52_report_tails makes them): the 9th of 18 is 20 ms */
+    /* two ranks' 9 calls: 3 fast, 5 at 20 ms, 1 at 100 ms each (as the
+     * check 52_report_tails makes them, at other times): the 9th of 18
+     * is 20 ms */
     memset(&h, 0, sizeof(h));
     double sum = 0.0;
     for (int r = 0; r < 2; r++) {
