@@ -315,19 +315,31 @@ static void cs_shim_rep_gbs(char *buf, size_t len, const cs_shim_row_t *r)
     }
 }
 
+/* The rule of a section of the top shapes and "(none)" when there are
+ * none; returns how many shapes the section lists (the longest first). */
+static int cs_shim_rep_shapes_head(FILE *f, const cs_shim_rep_t *rep,
+                                   const char *title)
+{
+    const cs_shim_shape_tab_t *t = rep->shapes;
+    cs_shim_rep_rule(f, title);
+    if (!t || t->n == 0) {
+        fputs("(none)\n", f);
+        return 0;
+    }
+    return t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
+}
+
 static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
 {
     const cs_shim_shape_tab_t *t = rep->shapes;
-    cs_shim_rep_rule(f, "Top call shapes by time");
-    if (!t || t->n == 0) {
-        fputs("(none)\n", f);
+    int top = cs_shim_rep_shapes_head(f, rep, "Top call shapes by time");
+    if (top == 0) {
         return;
     }
     fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %10s %7s %6s %7s "
                "%7s\n",
             "Id", "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
             "Time(s)", "Wait(s)", "GB/s", "Net%", "Relabel", "RelNet");
-    int top = t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
     for (int i = 0; i < top; i++) {
         const cs_shim_shape_t *s = &t->e[i];
         char name[32], mn[32], a[64], b[64], gbs[32], rl[32], net[32],
@@ -367,18 +379,16 @@ static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
  */
 static void cs_shim_rep_text_tails(FILE *f, const cs_shim_rep_t *rep)
 {
-    const cs_shim_shape_tab_t *t = rep->shapes;
-    cs_shim_rep_rule(f, "Call times of the top shapes (ms)");
-    if (!t || t->n == 0) {
-        fputs("(none)\n", f);
+    int top =
+        cs_shim_rep_shapes_head(f, rep, "Call times of the top shapes (ms)");
+    if (top == 0) {
         return;
     }
     fprintf(f, "%10s  %-11s %8s %9s %10s %9s %7s %7s %8s\n", "Id",
             "Routine", "Calls", "Mean(ms)", "Median(ms)", "Max(ms)",
             "Max/Med", "MaxRank", "MaxCall");
-    int top = t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
     for (int i = 0; i < top; i++) {
-        const cs_shim_shape_t *s = &t->e[i];
+        const cs_shim_shape_t *s = &rep->shapes->e[i];
         char name[32];
         cs_shim_called_name(s->row.routine, s->row.spelling, name,
                             sizeof(name));

@@ -71,23 +71,15 @@ for name in slow fast; do
     calls=1:100,2:100,3:100,4:100,5:100,8:1500
     [ "$name" = fast ] && calls=2:100,4:100,6:1500
     run "$name" summary "$calls" && run "$name" local "$calls" || continue
-    if "$PYTHON" - "$CS_OUT" "$name" <<'EOF'
-import csv, glob, json, os, sys
+    if PYTHONPATH="$(dirname "$0")/../lib" "$PYTHON" - "$CS_OUT" "$name" \
+        <<'EOF'
+import json, os, sys
+from cs_report_files import one, csv_rows
 out, name = sys.argv[1], sys.argv[2]
 # per run: median bounds (ms), slowest call, its least time (ms)
 lo, hi, call, slowest = ((91.7, 180.0, 8, 1500.0) if name == "slow"
                          else (0.0, 80.0, 6, 1500.0))
 errors = []
-
-def one(pattern):
-    files = glob.glob(pattern)
-    if len(files) != 1:
-        sys.exit("expected one file %s, found %s" % (pattern, files))
-    return files[0]
-
-def csv_rows(path):
-    return list(csv.DictReader(l for l in open(path)
-                               if not l.startswith("#")))
 
 def big(rows):
     got = [r for r in rows if r["routine"] == "pdgemr2d_" and

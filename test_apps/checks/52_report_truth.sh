@@ -62,8 +62,9 @@ run "$CS_OUT/full" COSTA_SHIM_STATS=full
 run "$CS_OUT/local" COSTA_SHIM_STATS=local
 
 if PYTHONPATH="$(dirname "$0")/../lib" "$PYTHON" - "$CS_OUT" <<'EOF'
-import csv, glob, json, os, sys
+import json, os, sys
 from cs_msgs import msgs  # the engine's eager pieces
+from cs_report_files import one, csv_rows as read_csv
 out = sys.argv[1]
 R, N = 3, 100
 
@@ -126,16 +127,6 @@ def fnv(text):
     for ch in text.encode():
         h = ((h ^ ch) * 16777619) & 0xffffffff
     return h
-
-def one(pattern):
-    files = glob.glob(pattern)
-    if len(files) != 1:
-        sys.exit("expected one file %s, found %s" % (pattern, files))
-    return files[0]
-
-def read_csv(path):
-    lines = [l for l in open(path) if not l.startswith("#")]
-    return list(csv.DictReader(lines))
 
 # JSON routines
 rep = json.load(open(one(os.path.join(out, "summary", "*.json"))))
@@ -279,6 +270,11 @@ SECTIONS = ["Time in intercepted routines (seconds)",
             "Top call shapes by time", "Call times of the top shapes (ms)",
             "Callers (top 10)"]
 
+def section_rows(body, title):
+    """The split lines of the section headed title, its header first."""
+    sec = body.split("@--- " + title)[1].split("@---")[0]
+    return [l.split() for l in sec.splitlines()[1:] if l.strip()]
+
 def check(path, text, sections, rep):
     lines = text.splitlines()
     start = [i for i, l in enumerate(lines) if l == "@ costa_shim report"]
@@ -299,8 +295,7 @@ def check(path, text, sections, rep):
         if len(l) != 72:
             errors.append("%s: rule not 72 columns: %r" % (path, l))
     body = "\n".join(lines)
-    sec = body.split("@--- Top call shapes by time")[1].split("@---")[0]
-    rows = [l.split() for l in sec.splitlines()[1:] if l.strip()]
+    rows = section_rows(body, "Top call shapes by time")
     if rows[0][:3] != ["Id", "Routine", "m"]:
         errors.append("%s: shape header %s" % (path, rows[0]))
     want = sorted(rep["shapes"], key=lambda s: -s["t_sum_s"])
@@ -310,9 +305,7 @@ def check(path, text, sections, rep):
     if got != exp:
         errors.append("%s: shape rows %s != JSON %s" % (path, got, exp))
     # call times: the same shapes in the same order, the JSON's numbers
-    sec = body.split("@--- Call times of the top shapes (ms)")[1]
-    rows = [l.split() for l in sec.split("@---")[0].splitlines()[1:]
-            if l.strip()]
+    rows = section_rows(body, "Call times of the top shapes (ms)")
     if rows[0] != ["Id", "Routine", "Calls", "Mean(ms)", "Median(ms)",
                    "Max(ms)", "Max/Med", "MaxRank", "MaxCall"]:
         errors.append("%s: call time header %s" % (path, rows[0]))
@@ -331,9 +324,7 @@ def check(path, text, sections, rep):
     # engine phases: one line per routine with engine rows, the JSON's
     # sums, none negative, together not above the call time less the
     # arrival wait (the rest, Other, is the checks, exchange and plan)
-    sec = body.split("@--- Engine phases (all ranks, seconds)")[1]
-    rows = [l.split() for l in sec.split("@---")[0].splitlines()[1:]
-            if l.strip()]
+    rows = section_rows(body, "Engine phases (all ranks, seconds)")
     if rows[0] != ["Routine", "Calls", "Time(s)", "Wait(s)", "Pack(s)",
                    "Local(s)", "Unpack(s)", "Xfer(s)", "Other(s)"]:
         errors.append("%s: phase header %s" % (path, rows[0]))
@@ -362,8 +353,7 @@ def check(path, text, sections, rep):
         if min(ph) < 0 or sum(ph) > e[5] + 1e-4 or sum(e[1:5]) <= 0:
             errors.append("%s: phases of %s %s against %.4f s of calls"
                           % (path, name, ph, e[5]))
-    sec = body.split("@--- Callers (top 10)")[1].split("@---")[0]
-    rows = [l.split() for l in sec.splitlines()[1:] if l.strip()]
+    rows = section_rows(body, "Callers (top 10)")
     got = sorted((r[0], r[1], int(r[2])) for r in rows[1:])
     exp = sorted((c["caller"], c["routine"], c["calls"])
                  for c in rep["callers"])
