@@ -80,6 +80,12 @@ MM_PHASES = ["t_mm_in_s", "t_mul_s", "t_reduce_s", "t_mm_out_s"]
 TIMERS = (["t_sum_s", "t_min_s", "t_max_s", "t_sumsq", "t_wait_s"] + PHASES +
           MM_PHASES)
 SHAPE_COLS = ["m", "n", "mbA", "nbA", "gridA", "mbB", "nbB", "gridB"]
+# the histogram of a shape's call times (docs/report-format.md section 8):
+# bin 0 below 1 us, bin k in [1 us * 2^((k-1)/4), 1 us * 2^(k/4)), the
+# last one open
+HIST_BINS = 128
+HIST_T0 = 1e-6
+HIST_PER_OCTAVE = 4
 CSV_REQUIRED = ["rank", "routine", "path", "reason", "calls", "t_sum_s"]
 
 
@@ -119,6 +125,8 @@ def new_row(routine, path="", reason=""):
 
 def add_row(dst, src):
     """dst += src, as cs_shim_row_merge() does."""
+    if "t_hist" in src or "t_hist" in dst:
+        add_tails(dst, src)
     if dst["calls"] == 0 or src["t_min_s"] < dst["t_min_s"]:
         dst["t_min_s"] = src["t_min_s"]
     dst["t_max_s"] = max(dst["t_max_s"], src["t_max_s"])
@@ -128,6 +136,63 @@ def add_row(dst, src):
         dst[t] += src[t]
     for c in COUNTERS:
         dst[c] += src[c]
+
+
+def hist_lo(k):
+    return 0.0 if k <= 0 else HIST_T0 * 2.0 ** ((k - 1) / HIST_PER_OCTAVE)
+
+
+def hist_hi(k):
+    return math.inf if k >= HIST_BINS - 1 else hist_lo(k + 1)
+
+
+def hist_quantile(hist, q, t_min, t_max):
+    """The q-quantile of a {bin: count} histogram as the shim reads it
+    (cs_shim_hist_quantile): the ceil(q * count)-th smallest time's bin,
+    its geometric middle cut to [t_min, t_max]; 0 when empty."""
+    count = sum(hist.values())
+    if count == 0:
+        return 0.0
+    want = min(count, max(1, math.ceil(q * count)))
+    seen, k = 0, HIST_BINS - 1
+    for b in sorted(hist):
+        seen += hist[b]
+        if seen >= want:
+            k = b
+            break
+    lo, hi = max(hist_lo(k), t_min), min(hist_hi(k), t_max)
+    if not lo <= hi:
+        lo = hist_lo(k)
+        hi = lo if k == HIST_BINS - 1 else hist_hi(k)
+    return math.sqrt(lo * hi) if lo > 0 else 0.5 * hi
+
+
+TAILS = ["t_hist", "t_median_s", "max_call", "max_rank"]
+
+
+def add_tails(dst, src):
+    """dst += src for a shape row's call times (histogram, median, the
+    slowest call), as the shim merges them; before add_row merges the
+    timers.  A row without them (an older report) leaves the merged row
+    without them."""
+    if dst["calls"] == 0:
+        for k in TAILS:
+            if k in src:
+                dst[k] = dict(src[k]) if k == "t_hist" else src[k]
+        return
+    if "t_hist" not in dst or "t_hist" not in src:
+        for k in TAILS:
+            dst.pop(k, None)
+        return
+    # the slower call; of two equally slow the lower rank's, the earlier
+    if (src["t_max_s"], -src["max_rank"], -src["max_call"]) > \
+            (dst["t_max_s"], -dst["max_rank"], -dst["max_call"]):
+        dst["max_call"], dst["max_rank"] = src["max_call"], src["max_rank"]
+    for b, c in src["t_hist"].items():
+        dst["t_hist"][b] = dst["t_hist"].get(b, 0) + c
+    dst["t_median_s"] = hist_quantile(
+        dst["t_hist"], 0.5, min(dst["t_min_s"], src["t_min_s"]),
+        max(dst["t_max_s"], src["t_max_s"]))
 
 
 def merge_rows(rows, keyfn, fields):
@@ -196,7 +261,27 @@ def clean_row(d, what):
     if d.get("relabel_gain_bytes") not in (None, ""):
         row["relabel_gain_bytes"] = to_int(d["relabel_gain_bytes"],
                                            what + ": relabel_gain_bytes")
+    if d.get("t_hist") not in (None, ""):
+        row["t_hist"] = read_hist(d["t_hist"], what + ": t_hist")
+        row["t_median_s"] = to_float(d.get("t_median_s"),
+                                     what + ": t_median_s")
+        row["max_call"] = to_int(d.get("max_call"), what + ": max_call")
+        row["max_rank"] = to_int(d.get("max_rank"), what + ": max_rank")
     return row
+
+
+def read_hist(v, what):
+    """{bin: count} from the JSON's [[bin, count], ...] or the CSV's
+    "bin:count bin:count"."""
+    try:
+        pairs = (v if isinstance(v, list) else
+                 [p.split(":") for p in str(v).split()])
+        hist = {int(k): int(c) for k, c in pairs}
+    except (TypeError, ValueError):
+        raise UserError("%s: not a histogram: %r" % (what, v))
+    if any(not 0 <= k < HIST_BINS or c < 0 for k, c in hist.items()):
+        raise UserError("%s: not a histogram: %r" % (what, v))
+    return hist
 
 
 # ------------------------------------------------------------------ loading
@@ -712,6 +797,31 @@ def text_shapes(rep, top=20):
     return out
 
 
+def text_tails(rep, top=20):
+    """The call times of the shapes of text_shapes, in its order."""
+    out = [rule("Call times of the top shapes (ms)")]
+    if not rep.shapes:
+        return out + ["(none)"]
+    out.append("%10s  %-11s %8s %9s %10s %9s %7s %7s %8s" % (
+        "Id", "Routine", "Calls", "Mean(ms)", "Median(ms)", "Max(ms)",
+        "Max/Med", "MaxRank", "MaxCall"))
+    shapes = sorted(rep.shapes, key=lambda r: -r["t_sum_s"])[:top]
+    for i, r in enumerate(shapes, 1):
+        if "t_hist" in r:
+            med = r["t_median_s"]
+            tail = ("%10.3f %9.3f %7.2f %7d %8d" % (
+                1e3 * med, 1e3 * r["t_max_s"],
+                r["t_max_s"] / med if med > 0 else 0.0, r["max_rank"],
+                r["max_call"]))
+        else:  # a report written before the histograms
+            tail = "%10s %9.3f %7s %7s %8s" % ("n/a", 1e3 * r["t_max_s"],
+                                                "n/a", "n/a", "n/a")
+        out.append("%10s  %-11s %8d %9.3f %s" % (
+            r.get("shape_id", i), r["routine"], r["calls"], mean_ms(r),
+            tail))
+    return out
+
+
 def text_callers(rep, top=10):
     out = [rule("Callers (top %d)" % top)]
     if not rep.callers:
@@ -735,7 +845,7 @@ def summary_lines(rep, by="routine"):
     elif by == "rank":
         out += text_time(rep) + text_per_rank(rep)
     elif by == "shape":
-        out += text_shapes(rep)
+        out += text_shapes(rep) + text_tails(rep)
     elif by == "caller":
         out += text_callers(rep)
     return out

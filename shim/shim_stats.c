@@ -179,6 +179,9 @@ static void shape_of_call(const cs_shim_record_t *rec,
     s->relabel_net = net ? rec->relabel_net : -1;
     s->relabel_net_plain = net ? rec->relabel_net_plain : -1;
     s->relabel_net_node = net ? rec->relabel_net_node : -1;
+    cs_shim_hist_add(&s->hist, rec->t);
+    s->max_call = 1; /* counted on from the shape's calls (shape_fold) */
+    s->max_rank = cs_shim_world_rank();
 }
 
 /* d's relabeling numbers := s's (take) or d's + s's (sum). */
@@ -236,10 +239,27 @@ static int relabel_larger(const cs_shim_shape_t *s, const cs_shim_shape_t *d)
     return 0;
 }
 
-/* d += s.  sum_relabel: calls of one rank add up; else the same calls
- * seen by two ranks: keep the larger numbers. */
+/* Whether the slowest call of s (its number call) beats d's: slower,
+ * or as slow on a lower rank, or earlier on the same rank, so that the
+ * winner does not depend on the order of the merges. */
+static int slowest_beats(const cs_shim_shape_t *s, int64_t call,
+                         const cs_shim_shape_t *d)
+{
+    if (s->row.t_max != d->row.t_max) {
+        return s->row.t_max > d->row.t_max;
+    }
+    if (s->max_rank != d->max_rank) {
+        return s->max_rank < d->max_rank;
+    }
+    return call < d->max_call;
+}
+
+/* d += s.  one_rank: s is the latest call of the rank whose calls d
+ * holds: relabel numbers add up and s's call number counts on from d's;
+ * else the same calls seen by two ranks (or other calls of another
+ * rank): keep the larger relabel numbers. */
 static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
-                       int sum_relabel)
+                       int one_rank)
 {
     if (d->row.calls > 0 && s->row.calls > 0 &&
         (d->row.path != s->row.path || d->row.reason != s->row.reason)) {
@@ -253,31 +273,38 @@ static void shape_fold(cs_shim_shape_t *d, const cs_shim_shape_t *s,
     if (s->relabel_cross >= 0) {
         if (d->relabel_cross < 0) {
             relabel_fold(d, s, 1);
-        } else if (sum_relabel) {
+        } else if (one_rank) {
             relabel_fold(d, s, 0);
         } else if (relabel_larger(s, d)) {
             relabel_fold(d, s, 1);
         }
     }
+    int64_t call = one_rank ? d->row.calls + s->max_call : s->max_call;
+    if (s->row.calls > 0 &&
+        (d->row.calls == 0 || slowest_beats(s, call, d))) {
+        d->max_call = call;
+        d->max_rank = s->max_rank;
+    }
+    cs_shim_hist_merge(&d->hist, &s->hist);
     cs_shim_row_merge(&d->row, &s->row);
 }
 
 /*
- * Add s to t under its exact key; 0 when the table is full (its calls
- * count as dropped).  RATIONALE: exact keys make the merge of tables
- * associative and commutative, so the reduction to rank 0 gives the same
- * table whatever MPI's reduction tree and number of ranks; matching
- * unknown blocks here (as the merge once did, first match wins) merged
- * the rows of ranks that each knew a different operand apart or together
- * depending on which ranks met first.  Rows of unknown blocks find their
- * shape once, on the whole table (cs_shim_shape_tab_fold).
+ * Add s to t under its exact key (one_rank as shape_fold's); 0 when the
+ * table is full (its calls count as dropped).  RATIONALE: exact keys make
+ * the merge of tables associative and commutative, so the reduction to
+ * rank 0 gives the same table whatever MPI's reduction tree and number of
+ * ranks; matching unknown blocks here (as the merge once did, first match
+ * wins) merged the rows of ranks that each knew a different operand apart
+ * or together depending on which ranks met first.  Rows of unknown blocks
+ * find their shape once, on the whole table (cs_shim_shape_tab_fold).
  */
 static int shape_add(cs_shim_shape_tab_t *t, const cs_shim_shape_t *s,
-                     int sum_relabel)
+                     int one_rank)
 {
     for (int i = 0; i < t->n; i++) {
         if (shape_key_cmp(&t->e[i], s) == 0) {
-            shape_fold(&t->e[i], s, sum_relabel);
+            shape_fold(&t->e[i], s, one_rank);
             return 1;
         }
     }

@@ -13,6 +13,7 @@
 
 #include "shim/shim.h"
 #include "shim/shim_call_int.h"
+#include "shim/shim_hist_int.h"
 #include "shim/shim_trace_int.h"
 
 /* CS_SHIM_COUNTER(field, csv_name): integer counters of a row. */
@@ -97,6 +98,14 @@ typedef struct {
     int64_t relabel_net;
     int64_t relabel_net_plain;
     int64_t relabel_net_node;
+    /* the calls' times, for the median (summed over ranks when merged) */
+    cs_shim_hist_t hist;
+    /* the slowest call (its time is row.t_max): its number among its
+     * rank's calls of the shape, from 1, and that rank in
+     * MPI_COMM_WORLD; of calls equally slow the lowest rank's first */
+    int64_t max_call;
+    int32_t max_rank;
+    int32_t pad;
 } cs_shim_shape_t;
 
 typedef struct {
@@ -162,7 +171,8 @@ void cs_shim_stats_callers(cs_shim_caller_tab_t *tab_p);
  * Merge shape table src into dst by exact key (a block size of -1 is a
  * value like any other); entries that do not fit go to dst->dropped.  Ids
  * are recomputed.  Relabel bytes are whole-call numbers every rank of a
- * call sees alike, so the larger numbers are kept rather than summed.
+ * call sees alike, so the larger numbers are kept rather than summed;
+ * histograms add up; the slowest call is the slower of the two.
  * Associative and commutative in everything the report prints (the time
  * sums are floating point), so a reduction with it gives the same table
  * for every number of ranks and every reduction tree.  Local.

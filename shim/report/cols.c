@@ -2,8 +2,8 @@
  * shim/report/cols.c - the values of a statistics row that the CSV
  * and JSON files both print: the counter and timer columns, generated
  * from the X-macro lists of shim_stats_int.h so the CSV, the JSON and the
- * trace cannot drift apart, and a shape row's path and reason.  No MPI,
- * no state.
+ * trace cannot drift apart, and a shape row's median, histogram, path and
+ * reason.  No MPI, no state.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -88,6 +88,26 @@ void cs_shim_rep_cols_print(FILE *f, const cs_shim_row_t *r, int json)
             cs_shim_rep_col_print(f, r, &cs_shim_rep_cols[c], json);
         }
     }
+}
+
+double cs_shim_rep_shape_median(const cs_shim_shape_t *s)
+{
+    return cs_shim_hist_quantile(&s->hist, 0.5, s->row.t_min, s->row.t_max);
+}
+
+void cs_shim_rep_hist_print(FILE *f, const cs_shim_shape_t *s, int json)
+{
+    int any = 0;
+    fputs(json ? "[" : "", f);
+    for (int k = 0; k < CS_SHIM_HIST_BINS; k++) {
+        if (s->hist.n[k] == 0) {
+            continue;
+        }
+        fprintf(f, json ? "%s[%d, %" PRIu32 "]" : "%s%d:%" PRIu32,
+                any ? (json ? ", " : " ") : "", k, s->hist.n[k]);
+        any = 1;
+    }
+    fputs(json ? "]" : "", f);
 }
 
 const char *cs_shim_rep_shape_path(const cs_shim_shape_t *s)

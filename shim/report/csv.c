@@ -19,8 +19,9 @@ static void cs_shim_rep_csv_row(FILE *f, int rank, const cs_shim_row_t *r)
     fprintf(f, "%d,%s,%s,%s,,,,,,,,,", rank, name, cs_shim_path_str(r->path),
             cs_shim_reason_str(r->reason));
     cs_shim_rep_cols_print(f, r, 0);
-    /* the relabeling columns are not tracked per routine row */
-    fputs(",,,,\n", f);
+    /* the relabeling and the call-time columns are not tracked per
+     * routine row */
+    fputs(",,,,,,,,\n", f);
 }
 
 /* A block size, empty when it was not read. */
@@ -58,6 +59,9 @@ static void cs_shim_rep_csv_shape(FILE *f, int rank, const cs_shim_shape_t *s)
             fprintf(f, "%" PRId64, net[k]);
         }
     }
+    fprintf(f, ",%.9g,%" PRId64 ",%" PRId32 ",",
+            cs_shim_rep_shape_median(s), s->max_call, s->max_rank);
+    cs_shim_rep_hist_print(f, s, 0);
     fputc('\n', f);
 }
 
@@ -76,7 +80,7 @@ void cs_shim_rep_write_csv(FILE *f, const void *arg)
           f);
     cs_shim_rep_cols_print(f, NULL, 0);
     fputs(",relabel_gain_bytes,relabel_net_bytes,relabel_net_plain_bytes,"
-          "relabel_net_node_bytes\n",
+          "relabel_net_node_bytes,t_median_s,max_call,max_rank,t_hist\n",
           f);
     if (rep->collective) {
         for (int i = 0; i < rep->nmerged; i++) {

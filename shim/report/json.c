@@ -104,6 +104,10 @@ static void cs_shim_rep_json_shape(FILE *f, const cs_shim_shape_t *s)
                          rn);
     cs_shim_rep_json_opt(f, "relabel_net_node_bytes", s->relabel_net_node,
                          rn);
+    fprintf(f, ", \"t_median_s\": %.9g, \"max_call\": %" PRId64
+               ", \"max_rank\": %" PRId32 ", \"t_hist\": ",
+            cs_shim_rep_shape_median(s), s->max_call, s->max_rank);
+    cs_shim_rep_hist_print(f, s, 1);
 }
 
 static void cs_shim_rep_json_shapes(FILE *f, const cs_shim_rep_t *rep)

@@ -149,6 +149,15 @@ void cs_shim_rep_text_per_rank(FILE *f, const cs_shim_rep_t *rep);
  */
 void cs_shim_rep_cols_print(FILE *f, const cs_shim_row_t *r, int json);
 
+/* A shape row's median call time in seconds, read from its histogram
+ * (cs_shim_hist_quantile: within 9 %). */
+double cs_shim_rep_shape_median(const cs_shim_shape_t *s);
+
+/* A shape row's histogram, its non-empty bins only (docs/report-format.md
+ * section 8): json == 0: "bin:count" pairs separated by blanks (CSV);
+ * json == 1: an array of [bin, count] arrays. */
+void cs_shim_rep_hist_print(FILE *f, const cs_shim_shape_t *s, int json);
+
 /* A shape row's path and reason ("mixed" and "" when its calls took
  * several). */
 const char *cs_shim_rep_shape_path(const cs_shim_shape_t *s);

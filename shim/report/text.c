@@ -315,19 +315,31 @@ static void cs_shim_rep_gbs(char *buf, size_t len, const cs_shim_row_t *r)
     }
 }
 
+/* The rule of a section of the top shapes and "(none)" when there are
+ * none; returns how many shapes the section lists (the longest first). */
+static int cs_shim_rep_shapes_head(FILE *f, const cs_shim_rep_t *rep,
+                                   const char *title)
+{
+    const cs_shim_shape_tab_t *t = rep->shapes;
+    cs_shim_rep_rule(f, title);
+    if (!t || t->n == 0) {
+        fputs("(none)\n", f);
+        return 0;
+    }
+    return t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
+}
+
 static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
 {
     const cs_shim_shape_tab_t *t = rep->shapes;
-    cs_shim_rep_rule(f, "Top call shapes by time");
-    if (!t || t->n == 0) {
-        fputs("(none)\n", f);
+    int top = cs_shim_rep_shapes_head(f, rep, "Top call shapes by time");
+    if (top == 0) {
         return;
     }
     fprintf(f, "%10s  %-11s %-11s %-15s %-15s %9s %10s %10s %7s %6s %7s "
                "%7s\n",
             "Id", "Routine", "m x n", "A blk/grid", "B blk/grid", "Calls",
             "Time(s)", "Wait(s)", "GB/s", "Net%", "Relabel", "RelNet");
-    int top = t->n < CS_SHIM_REP_TOP_SHAPES ? t->n : CS_SHIM_REP_TOP_SHAPES;
     for (int i = 0; i < top; i++) {
         const cs_shim_shape_t *s = &t->e[i];
         char name[32], mn[32], a[64], b[64], gbs[32], rl[32], net[32],
@@ -355,6 +367,39 @@ static void cs_shim_rep_text_shapes(FILE *f, const cs_shim_rep_t *rep)
         fprintf(f, "(%" PRId64 " calls not counted here: the table was "
                    "full)\n",
                 t->dropped);
+    }
+}
+
+/*
+ * The call times of the shapes above, in the same order: mean, median
+ * (from the shape's histogram) and the slowest call, with its rank and
+ * its number among that rank's calls of the shape, so that the trace
+ * (COSTA_SHIM_VERBOSE=1) finds it.  A section of its own: the shape
+ * table is wide enough already.
+ */
+static void cs_shim_rep_text_tails(FILE *f, const cs_shim_rep_t *rep)
+{
+    int top =
+        cs_shim_rep_shapes_head(f, rep, "Call times of the top shapes (ms)");
+    if (top == 0) {
+        return;
+    }
+    fprintf(f, "%10s  %-11s %8s %9s %10s %9s %7s %7s %8s\n", "Id",
+            "Routine", "Calls", "Mean(ms)", "Median(ms)", "Max(ms)",
+            "Max/Med", "MaxRank", "MaxCall");
+    for (int i = 0; i < top; i++) {
+        const cs_shim_shape_t *s = &rep->shapes->e[i];
+        char name[32];
+        cs_shim_called_name(s->row.routine, s->row.spelling, name,
+                            sizeof(name));
+        double med = cs_shim_rep_shape_median(s);
+        fprintf(f,
+                "%10" PRIu32 "  %-11s %8" PRId64
+                " %9.3f %10.3f %9.3f %7.2f %7" PRId32 " %8" PRId64 "\n",
+                s->id, name, s->row.calls, cs_shim_rep_mean_ms(&s->row),
+                1e3 * med, 1e3 * s->row.t_max,
+                med > 0.0 ? s->row.t_max / med : 0.0, s->max_rank,
+                s->max_call);
     }
 }
 
@@ -395,6 +440,7 @@ void cs_shim_rep_text_summary(FILE *f, const cs_shim_rep_t *rep)
     cs_shim_rep_text_gemm(f, rep);
     cs_shim_rep_text_reasons(f, rep);
     cs_shim_rep_text_shapes(f, rep);
+    cs_shim_rep_text_tails(f, rep);
     cs_shim_rep_text_callers(f, rep);
 }
 

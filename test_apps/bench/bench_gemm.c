@@ -402,26 +402,11 @@ static double max_ms(double t)
     return 1e3 * m;
 }
 
-typedef struct {
-    double med, p90, max; /* ms */
-} stat_t;
-
-/* Median, 90th percentile (nearest rank) and maximum of v (sorts v). */
-static stat_t stats(double *v, int n)
-{
-    stat_t s;
-    s.med = cs_median(v, n); /* sorts */
-    int i90 = (int)ceil(0.9 * n) - 1;
-    s.p90 = v[i90 < 0 ? 0 : i90];
-    s.max = v[n - 1];
-    return s;
-}
-
 /* One row of the table. */
 typedef struct {
     char label[2], what[80], grid[16];
     int m, n, k, reps;
-    stat_t t[NPATHS];
+    cs_bench_tail_t t[NPATHS]; /* ms */
     double first_ms[2]; /* native's, the shim's first call */
     double gflop;       /* per call */
     double maxrel;      /* shim vs. native; -1 without the shim */
@@ -502,7 +487,7 @@ static gemm_row_t run_case(const gemm_case_t *c, const grid_t *g, int reps,
         double *v = tmax + (size_t)p * (size_t)reps;
         for (int i = 0; i < reps; i++)
             v[i] *= 1e3;
-        row.t[p] = stats(v, reps);
+        row.t[p] = cs_bench_tail(v, reps);
     }
     free(tmax);
     free(t);
@@ -576,7 +561,7 @@ static void print_row(const gemm_row_t *w, int have_shim)
 {
     if (g_rank != 0)
         return;
-    const stat_t *n = &w->t[P_NATIVE], *s = &w->t[P_SHIM],
+    const cs_bench_tail_t *n = &w->t[P_NATIVE], *s = &w->t[P_SHIM],
                  *f = &w->t[P_FLOOR];
     char sm[3][16] = {"-", "-", "-"}, s1[16] = "-", sgf[16] = "-",
          spc[16] = "-", mr[16] = "-";

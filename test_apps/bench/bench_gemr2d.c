@@ -34,8 +34,10 @@
  * 1st/med = first call / median.
  *
  * Options: --cases abcdeij cases to run (default all)
- *          --reps N        timed repetitions per case (default 15; 200 for
- *                          e, 5 for j)
+ *          --reps N        timed repetitions per case (default 40 for
+ *                          the 4000x4000 cases a-d: enough calls to
+ *                          show their slowest (issue 34); 200 for e, 30
+ *                          for i, 5 for j)
  *          --csv FILE      also append the rows to FILE (CSV, see
  *                          cs_bench_csv_open)
  *          --demo          application mode: case b called --calls times
@@ -66,13 +68,13 @@ typedef struct {
 
 static const bench_case_t cases[] = {
     {'a', "4000x4000 blk 128->128 1x2->1x2", 4000, 4000, 4000, 4000, 4000,
-     4000, 1, 1, 1, 1, 128, 128, GRID_1X2, GRID_1X2, 15},
+     4000, 1, 1, 1, 1, 128, 128, GRID_1X2, GRID_1X2, 40},
     {'b', "4000x4000 blk 36->128 1x2->1x2", 4000, 4000, 4000, 4000, 4000,
-     4000, 1, 1, 1, 1, 36, 128, GRID_1X2, GRID_1X2, 15},
+     4000, 1, 1, 1, 1, 36, 128, GRID_1X2, GRID_1X2, 40},
     {'c', "4000x4000 blk 64->64 1x2->2x1", 4000, 4000, 4000, 4000, 4000, 4000,
-     1, 1, 1, 1, 64, 64, GRID_1X2, GRID_2X1, 15},
+     1, 1, 1, 1, 64, 64, GRID_1X2, GRID_2X1, 40},
     {'d', "3984x3984 (17,17)->(1,1) blk 128 1x2", 4000, 4000, 3984, 3984,
-     3984, 3984, 17, 17, 1, 1, 128, 128, GRID_1X2, GRID_1X2, 15},
+     3984, 3984, 17, 17, 1, 1, 128, 128, GRID_1X2, GRID_1X2, 40},
     {'e', "200x200 blk 36->128 1x2->1x2", 200, 200, 200, 200, 200, 200, 1, 1,
      1, 1, 36, 128, GRID_1X2, GRID_1X2, 200},
     {'i', "1000x1000 blk 36->128 1x2->1x2", 1000, 1000, 1000, 1000, 1000,
@@ -212,8 +214,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const char *label,
     res.ok = cs_bench_verdict(label, bad_native, bad_shim);
 
     int warm = c->m * c->n < 1000000 ? 10 : 2;
-    cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
-                  &res.shim_ms);
+    cs_bench_time(call_case, &cx, warm, reps, have_shim, &res);
     cs_bench_phases(&res);
     cs_bench_mem_end(&res);
 

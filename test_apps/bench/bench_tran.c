@@ -53,9 +53,10 @@
  *
  * Options: --cases abcdefghijkl cases to run (letters; g = g1 and g2;
  *                            default all)
- *          --reps N          timed repetitions per case (default 15;
- *                            200 for e, 30 for i, 9 for j: with 5,
- *                            j's median moved by 20 % between runs)
+ *          --reps N          timed repetitions per case (default 40:
+ *                            enough calls to show the slowest (issue
+ *                            34); 200 for e, 30 for i, 9 for j: with
+ *                            5, j's median moved by 20 % between runs)
  *          --csv FILE        also append the rows to FILE (CSV, see
  *                            cs_bench_csv_open)
  * Exit status: 0, or 1 if any check failed; 2 on bad usage.
@@ -103,31 +104,31 @@ typedef struct {
 static const bench_case_t cases[] = {
     {'a', "a", "pdtran 4000x4000 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
     {'b', "b", "pdtran 4000x4000 blk 128 a=2 b=3 1x2", K_DTRAN, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {2, 0}, {3, 0}, 15},
+     {2, 0}, {3, 0}, 40},
     {'c', "c", "pztranu 2000x2000 blk 128 a=1 b=0 1x2", K_ZTRANU, 'N', 'L',
      'N', 2000, 2000, 2000, 2000, 2000, 2000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
     {'d', "d", "pdtran 3984x3984 @(17,17) blk 128 1x2", K_DTRAN, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 3984, 3984, 17, 17, 17, 17, 128, 128,
-     GRID_1X2, {1, 0}, {0, 0}, 15},
+     GRID_1X2, {1, 0}, {0, 0}, 40},
     {'e', "e", "pdtran 200x200 blk 32 a=1 b=0 1x2", K_DTRAN, 'N', 'L', 'N',
      200, 200, 200, 200, 200, 200, 1, 1, 1, 1, 32, 32, GRID_1X2, {1, 0},
      {0, 0}, 200},
     {'f', "f", "pdtrmr2d L,N 4000x4000 blk 36->128 1x2", K_DTRMR2D, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 36, 128, GRID_1X2,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
     {'g', "g1", "pdgeadd N 4000x4000 blk 128 a=1 b=1 1x2", K_DGEADD, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {1, 0}, 15},
+     {1, 0}, {1, 0}, 40},
     {'g', "g2", "pdgeadd T 4000x4000 blk 128 a=1 b=1 1x2", K_DGEADD, 'T', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {1, 0}, 15},
+     {1, 0}, {1, 0}, 40},
     {'h', "h", "pdtran 4000x4000 blk 128 a=1 b=0 2x1", K_DTRAN, 'N', 'L',
      'N', 4000, 4000, 4000, 4000, 4000, 4000, 1, 1, 1, 1, 128, 128, GRID_2X1,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
     {'i', "i", "pdtran 1000x1000 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
      'N', 1000, 1000, 1000, 1000, 1000, 1000, 1, 1, 1, 1, 128, 128, GRID_1X2,
      {1, 0}, {0, 0}, 30},
@@ -136,10 +137,10 @@ static const bench_case_t cases[] = {
      {1, 0}, {0, 0}, 9},
     {'k', "k", "pdtran 4096x4096 blk 128 a=1 b=0 1x2", K_DTRAN, 'N', 'L',
      'N', 4096, 4096, 4096, 4096, 4096, 4096, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
     {'l', "l", "pztranc 2000x2000 blk 128 a=1 b=0 1x2", K_ZTRANC, 'N', 'L',
      'N', 2000, 2000, 2000, 2000, 2000, 2000, 1, 1, 1, 1, 128, 128, GRID_1X2,
-     {1, 0}, {0, 0}, 15},
+     {1, 0}, {0, 0}, 40},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -381,8 +382,7 @@ static cs_bench_row_t run_case(const bench_case_t *c, const grid_t *grids,
     /* From here on C keeps accumulating when beta != 0 (values stay
      * finite for any sane --reps; the check above is what counts). */
     int warm = c->m * c->n < 1000000 ? 10 : 2;
-    cs_bench_time(call_case, &cx, warm, reps, have_shim, &res.native_ms,
-                  &res.shim_ms);
+    cs_bench_time(call_case, &cx, warm, reps, have_shim, &res);
     cs_bench_phases(&res);
     cs_bench_mem_end(&res);
 

@@ -14,7 +14,10 @@
 #   (d) `trace2csv` gives one row per trace line with the expected columns;
 #   (e) `summary` of the per-rank CSVs gives the same totals as (a);
 #   (f) `replay` prints a replay_call command line with the logged
-#       arguments; (g) user errors exit 2 without a Python traceback.
+#       arguments; (g) user errors exit 2 without a Python traceback;
+#   (h) `summary --by shape` prints each shape's median and slowest call
+#       as the JSON has them, and from the per-rank CSVs as merging
+#       their histograms gives them.
 # Environment (run_checks.sh): CS_SHIM, MPIEXEC, BUILD_DIR, PYTHON, CS_OUT,
 # CS_TOP.
 set -uo pipefail
@@ -186,6 +189,105 @@ if [ "$nloc" -eq 2 ] &&
 else
     report FAIL "(e) per-rank merge ($nloc files) differs from the collective run"
     sed 's/^/      /' "$CS_OUT/local.diff"
+fi
+
+# (h) call times per shape: summary --by shape of the JSON prints the
+# JSON's median, slowest call, its rank and number; of the per-rank CSVs
+# the histograms summed bin by bin, the median read from the sum (bin
+# formula of docs/report-format.md section 8, written again here) and the
+# slower rank's slowest call
+tool summary --by shape "$json" > "$CS_OUT/tails_json.txt" 2>&1
+tool summary --by shape "$CS_OUT"/local/costa_shim.*.r*.csv \
+    > "$CS_OUT/tails_local.txt" 2>&1
+if "$PYTHON" - "$json" "$CS_OUT" <<'EOF2'
+import csv, glob, json, math, os, sys
+rep, out = json.load(open(sys.argv[1])), sys.argv[2]
+
+def section(path):
+    text = open(path).read()
+    if "@--- Call times of the top shapes (ms)" not in text:
+        sys.exit("%s: no call time section" % path)
+    sec = text.split("@--- Call times of the top shapes (ms)")[1]
+    return {int(l.split()[0]): l.split() for l in sec.splitlines()[2:]
+            if l.strip()}
+
+def same(path, want):
+    got = section(path)
+    for sid, (calls, med, mx, rank, call) in want.items():
+        r = got.get(sid)
+        if not r or (int(r[2]), int(r[7]), int(r[8])) != (calls, rank, call) \
+           or abs(float(r[4]) - 1e3 * med) > 2e-3 \
+           or abs(float(r[5]) - 1e3 * mx) > 2e-3:
+            sys.exit("%s: shape %d: %s, want %s" % (path, sid, r, (
+                calls, 1e3 * med, 1e3 * mx, rank, call)))
+
+same(os.path.join(out, "tails_json.txt"),
+     {s["shape_id"]: (s["calls"], s["t_median_s"], s["t_max_s"],
+                      s["max_rank"], s["max_call"]) for s in rep["shapes"]})
+
+def quantile(hist, q, tmin, tmax):
+    n = sum(hist.values())
+    want, seen = max(1, math.ceil(q * n)), 0
+    for k in sorted(hist):
+        seen += hist[k]
+        if seen >= want:
+            break
+    lo = 0.0 if k == 0 else 1e-6 * 2 ** ((k - 1) / 4)
+    hi = math.inf if k == 127 else 1e-6 * 2 ** (k / 4)
+    lo, hi = max(lo, tmin), min(hi, tmax)
+    return math.sqrt(lo * hi) if lo > 0 else hi / 2
+
+merged = {}
+for path in glob.glob(os.path.join(out, "local", "costa_shim.*.r*.csv")):
+    rows = csv.DictReader(l for l in open(path) if not l.startswith("#"))
+    for r in rows:
+        if not r["shape_id"]:
+            continue
+        m = merged.setdefault(int(r["shape_id"]), {
+            "calls": 0, "hist": {}, "tmin": math.inf, "slow": None})
+        m["calls"] += int(r["calls"])
+        m["tmin"] = min(m["tmin"], float(r["t_min_s"]))
+        for p in r["t_hist"].split():
+            k, c = map(int, p.split(":"))
+            m["hist"][k] = m["hist"].get(k, 0) + c
+        slow = (float(r["t_max_s"]), -int(r["max_rank"]), -int(r["max_call"]))
+        m["slow"] = max(m["slow"] or slow, slow)
+if not merged:
+    sys.exit("no shape rows in the per-rank CSVs")
+same(os.path.join(out, "tails_local.txt"),
+     {sid: (m["calls"], quantile(m["hist"], 0.5, m["tmin"], m["slow"][0]),
+            m["slow"][0], -m["slow"][1], -m["slow"][2])
+      for sid, m in merged.items()})
+EOF2
+then
+    report ok "(h) summary --by shape: median and slowest call of the JSON, and of the per-rank CSVs merged"
+else
+    report FAIL "(h) call times per shape wrong"
+fi
+# ... and of two made-up per-rank files whose medians differ: rank 0's 5
+# calls in bin 40 (0.9 ms), rank 1's 5 in bin 60 (27.6-32.8 ms) and one
+# of 0.5 s (call 6): the 6th of 11 lies in bin 60, read as 30.048 ms
+mkdir -p "$CS_OUT/madeup"
+for r in 0 1; do
+    {
+        echo "# costa_shim_csv_version: 1"
+        echo "# command: made up"
+        echo "# nprocs: 2"
+        echo "rank,routine,path,reason,shape_id,m,n,mbA,nbA,gridA,mbB,nbB,gridB,calls,t_sum_s,t_min_s,t_max_s,t_median_s,max_call,max_rank,t_hist"
+        if [ "$r" = 0 ]; then
+            echo "0,pdgemr2d_,engine,,7,10,10,2,2,1x2R,2,2,2x1R,5,0.005,0.0009,0.0011,0.001,2,0,40:5"
+        else
+            echo "1,pdgemr2d_,engine,,7,10,10,2,2,1x2R,2,2,2x1R,6,0.65,0.028,0.5,0.03,6,1,60:5 95:1"
+        fi
+    } > "$CS_OUT/madeup/costa_shim.x.nojob.r$r.csv"
+done
+tool summary --by shape "$CS_OUT"/madeup/*.csv > "$CS_OUT/tails_madeup.txt" 2>&1
+if grep -Eq '^ +7  pdgemr2d_ +11 +59\.545 +30\.048 +500\.000 +16\.64 +1 +6$' \
+        "$CS_OUT/tails_madeup.txt"; then
+    report ok "(h) two ranks' histograms merged: median 30.048 ms (bin 60), slowest call 6 of rank 1"
+else
+    report FAIL "(h) two ranks' histograms not merged as the shim merges them"
+    sed 's/^/      /' "$CS_OUT/tails_madeup.txt"
 fi
 
 # (f) replay

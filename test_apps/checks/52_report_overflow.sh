@@ -46,8 +46,9 @@ for mode in summary local; do
 done
 
 PYTHONPATH="$(dirname "$0")/../lib" "$PYTHON" - "$CS_OUT" <<'EOF'
-import csv, glob, json, os, re, sys
+import csv, json, os, re, sys
 from cs_msgs import msgs  # the engine's eager pieces
+from cs_report_files import one
 out = sys.argv[1]
 K, CAP = 600, 512
 CNT = ["calls", "bytes_sent", "bytes_recv", "bytes_self", "msgs_sent",
@@ -75,12 +76,6 @@ errors = []
 
 def err(msg):
     errors.append(msg)
-
-def one(pattern):
-    files = glob.glob(pattern)
-    if len(files) != 1:
-        sys.exit("expected one file %s, found %s" % (pattern, files))
-    return files[0]
 
 def read_csv(path):
     meta, body = {}, []

@@ -19,8 +19,13 @@
 #       FNV-1a of the documented key text), its totals equal the routine
 #       table's (nested calls excluded); callers: three call sites whose
 #       calls add up per routine;
+#       every shape's median lies between its fastest and slowest call,
+#       its slowest call is one of rank 0's or 1's calls of it, its
+#       histogram counts every call, and the CSV says the same as the
+#       JSON;
 #   (b) the text report (file and rank 0's stderr) has every header line
-#       and section in order, its shape and caller rows match the JSON,
+#       and section in order, its shape, call time and caller rows match
+#       the JSON,
 #       the engine phases match the JSON, are not negative and add up to
 #       at most the calls' time less the arrival wait, and STATS=full adds
 #       "Per rank and routine" to the file only.
@@ -57,8 +62,9 @@ run "$CS_OUT/full" COSTA_SHIM_STATS=full
 run "$CS_OUT/local" COSTA_SHIM_STATS=local
 
 if PYTHONPATH="$(dirname "$0")/../lib" "$PYTHON" - "$CS_OUT" <<'EOF'
-import csv, glob, json, os, sys
+import json, os, sys
 from cs_msgs import msgs  # the engine's eager pieces
+from cs_report_files import one, csv_rows as read_csv
 out = sys.argv[1]
 R, N = 3, 100
 
@@ -122,16 +128,6 @@ def fnv(text):
         h = ((h ^ ch) * 16777619) & 0xffffffff
     return h
 
-def one(pattern):
-    files = glob.glob(pattern)
-    if len(files) != 1:
-        sys.exit("expected one file %s, found %s" % (pattern, files))
-    return files[0]
-
-def read_csv(path):
-    lines = [l for l in open(path) if not l.startswith("#")]
-    return list(csv.DictReader(lines))
-
 # JSON routines
 rep = json.load(open(one(os.path.join(out, "summary", "*.json"))))
 got = rows_of(rep["routines"])
@@ -181,6 +177,29 @@ for c in CNT + ["t_sum_s"]:
 for s in rep["shapes"]:
     if not (0 < s["t_min_s"] <= s["t_max_s"] <= s["t_sum_s"]):
         err("shape times inconsistent: %s" % s)
+    # call times: median between the extremes, the slowest call one of
+    # the shape's calls on rank 0 or 1, the histogram counts every call
+    if not s["t_min_s"] <= s["t_median_s"] <= s["t_max_s"]:
+        err("shape median %r outside [%r, %r]"
+            % (s["t_median_s"], s["t_min_s"], s["t_max_s"]))
+    if not (s["max_rank"] in (0, 1) and
+            1 <= s["max_call"] <= s["calls"] // 2):
+        err("shape slowest call %r of rank %r, %d calls"
+            % (s["max_call"], s["max_rank"], s["calls"]))
+    if sum(c for _, c in s["t_hist"]) != s["calls"]:
+        err("shape histogram %r does not count %d calls"
+            % (s["t_hist"], s["calls"]))
+# ... and the CSV's say the same
+tails = {int(s["shape_id"]): (float(s["t_median_s"]), int(s["max_call"]),
+                              int(s["max_rank"]), s["t_hist"])
+         for s in shape_rows}
+for s in rep["shapes"]:
+    hist = " ".join("%d:%d" % (k, c) for k, c in s["t_hist"])
+    if tails.get(s["shape_id"]) != (s["t_median_s"], s["max_call"],
+                                    s["max_rank"], hist):
+        err("CSV call times %r != JSON's %r"
+            % (tails.get(s["shape_id"]), (s["t_median_s"], s["max_call"],
+                                          s["max_rank"], hist)))
 
 # callers: three call sites, calls add up per routine
 callers = rep["callers"]
@@ -248,7 +267,13 @@ HEAD = ["@ costa_shim report", "@ Command        : ", "@ Version        : ",
 SECTIONS = ["Time in intercepted routines (seconds)",
             "Per routine and path (all ranks)",
             "Engine phases (all ranks, seconds)", "Fallback reasons",
-            "Top call shapes by time", "Callers (top 10)"]
+            "Top call shapes by time", "Call times of the top shapes (ms)",
+            "Callers (top 10)"]
+
+def section_rows(body, title):
+    """The split lines of the section headed title, its header first."""
+    sec = body.split("@--- " + title)[1].split("@---")[0]
+    return [l.split() for l in sec.splitlines()[1:] if l.strip()]
 
 def check(path, text, sections, rep):
     lines = text.splitlines()
@@ -270,8 +295,7 @@ def check(path, text, sections, rep):
         if len(l) != 72:
             errors.append("%s: rule not 72 columns: %r" % (path, l))
     body = "\n".join(lines)
-    sec = body.split("@--- Top call shapes by time")[1].split("@---")[0]
-    rows = [l.split() for l in sec.splitlines()[1:] if l.strip()]
+    rows = section_rows(body, "Top call shapes by time")
     if rows[0][:3] != ["Id", "Routine", "m"]:
         errors.append("%s: shape header %s" % (path, rows[0]))
     want = sorted(rep["shapes"], key=lambda s: -s["t_sum_s"])
@@ -280,12 +304,27 @@ def check(path, text, sections, rep):
             s["calls"]) for s in want]
     if got != exp:
         errors.append("%s: shape rows %s != JSON %s" % (path, got, exp))
+    # call times: the same shapes in the same order, the JSON's numbers
+    rows = section_rows(body, "Call times of the top shapes (ms)")
+    if rows[0] != ["Id", "Routine", "Calls", "Mean(ms)", "Median(ms)",
+                   "Max(ms)", "Max/Med", "MaxRank", "MaxCall"]:
+        errors.append("%s: call time header %s" % (path, rows[0]))
+    got = [(int(r[0]), r[1], int(r[2]), int(r[7]), int(r[8]))
+           for r in rows[1:]]
+    exp = [(s["shape_id"], s["routine"], s["calls"], s["max_rank"],
+            s["max_call"]) for s in want]
+    # ms with 3 decimals against the JSON's 9 digits: 1 in the last place
+    close = all(abs(float(r[3]) - 1e3 * s["t_sum_s"] / s["calls"]) <= 2e-3
+                and abs(float(r[4]) - 1e3 * s["t_median_s"]) <= 2e-3
+                and abs(float(r[5]) - 1e3 * s["t_max_s"]) <= 2e-3
+                for r, s in zip(rows[1:], want))
+    if got != exp or not close:
+        errors.append("%s: call time rows %s != JSON %s"
+                      % (path, rows[1:], want))
     # engine phases: one line per routine with engine rows, the JSON's
     # sums, none negative, together not above the call time less the
     # arrival wait (the rest, Other, is the checks, exchange and plan)
-    sec = body.split("@--- Engine phases (all ranks, seconds)")[1]
-    rows = [l.split() for l in sec.split("@---")[0].splitlines()[1:]
-            if l.strip()]
+    rows = section_rows(body, "Engine phases (all ranks, seconds)")
     if rows[0] != ["Routine", "Calls", "Time(s)", "Wait(s)", "Pack(s)",
                    "Local(s)", "Unpack(s)", "Xfer(s)", "Other(s)"]:
         errors.append("%s: phase header %s" % (path, rows[0]))
@@ -314,8 +353,7 @@ def check(path, text, sections, rep):
         if min(ph) < 0 or sum(ph) > e[5] + 1e-4 or sum(e[1:5]) <= 0:
             errors.append("%s: phases of %s %s against %.4f s of calls"
                           % (path, name, ph, e[5]))
-    sec = body.split("@--- Callers (top 10)")[1].split("@---")[0]
-    rows = [l.split() for l in sec.splitlines()[1:] if l.strip()]
+    rows = section_rows(body, "Callers (top 10)")
     got = sorted((r[0], r[1], int(r[2])) for r in rows[1:])
     exp = sorted((c["caller"], c["routine"], c["calls"])
                  for c in rep["callers"])

@@ -65,6 +65,17 @@ double cs_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+cs_bench_tail_t cs_bench_tail(double *v, int n)
+{
+    cs_bench_tail_t t;
+    t.med = cs_median(v, n); /* sorts */
+    /* ceil(0.9 n) in integers: no rounding of 0.9 * n (n = 10: 9, not
+     * 10) */
+    t.p90 = v[(9 * n + 9) / 10 - 1];
+    t.max = v[n - 1];
+    return t;
+}
+
 double cs_bench_memcpy_bw(size_t bytes)
 {
     enum { ROUNDS = 3, COPIES = 5 };
@@ -412,7 +423,7 @@ static int bench_alternate(void)
 }
 
 void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
-                   int have_shim, double *native_ms, double *shim_ms)
+                   int have_shim, cs_bench_row_t *row)
 {
     double *tn = cs_bench_xmalloc(2 * (size_t)reps * sizeof(double));
     double *ts = tn + reps;
@@ -461,8 +472,15 @@ void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
         memset(ts, 0, (size_t)reps * sizeof(double));
     cs_bench_shim_set(1);
     MPI_Allreduce(tn, tmax, 2 * reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    *native_ms = 1e3 * cs_median(tmax, reps);
-    *shim_ms = have_shim ? 1e3 * cs_median(tmax + reps, reps) : 0.0;
+    cs_bench_tail_t nat = cs_bench_tail(tmax, reps), sh = {0, 0, 0};
+    if (have_shim)
+        sh = cs_bench_tail(tmax + reps, reps);
+    row->native_ms = 1e3 * nat.med;
+    row->native_p90_ms = 1e3 * nat.p90;
+    row->native_max_ms = 1e3 * nat.max;
+    row->shim_ms = 1e3 * sh.med;
+    row->shim_p90_ms = 1e3 * sh.p90;
+    row->shim_max_ms = 1e3 * sh.max;
     if (all_phases)
         slowest_phases(ts, ph, reps, bench_phase_ms);
     else
@@ -505,18 +523,23 @@ void cs_bench_print_head(const char *title, const char *floor_line,
            "memory above the application's own (the shim's: what it holds "
            "between calls counted in); held_MiB: the most the shim held "
            "(workspace, plans)\n");
+    printf("nat_p90, nat_max, shim_p90, shim_max: the 90th percentile "
+           "and the slowest of the same calls, ms; nmax/med, smax/med: "
+           "slowest / median (issue 34: at most 2 wanted)\n");
     printf("pack, local, unpack, xfer: the shim call's time in the engine "
            "packing, copying locally, unpacking and waiting for messages "
            "(costa_shim_engine_phases), ms: in each call the phases of the "
            "rank that took longest, each the median over the calls; the "
            "rest of shim_ms is the arrival, the decision exchange and the "
            "plan lookup\n\n");
-    printf("%-4s %-*s %5s %10s %10s %8s %8s %8s %8s %10s %7s %8s %8s %8s "
-           "%8s %8s %8s %8s %5s\n",
+    printf("%-4s %-*s %5s %10s %10s %8s %10s %10s %8s %10s %10s %8s %8s "
+           "%8s %8s %10s %7s %8s %8s %8s %8s %8s %8s %8s %5s\n",
            "case", desc_w, "description", "reps", "native_ms", "shim_ms",
-           "shim/nat", "copy_ms", "mpi_ms", have_shim ? "fl/shim" : "fl/nat",
-           "1st_ms", "1st/med", "nat_MiB", "shim_MiB", "held_MiB", "pack",
-           "local", "unpack", "xfer", "check");
+           "shim/nat", "nat_p90", "nat_max", "nmax/med", "shim_p90",
+           "shim_max", "smax/med", "copy_ms", "mpi_ms",
+           have_shim ? "fl/shim" : "fl/nat", "1st_ms", "1st/med", "nat_MiB",
+           "shim_MiB", "held_MiB", "pack", "local", "unpack", "xfer",
+           "check");
     fflush(stdout);
 }
 
@@ -530,13 +553,18 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
 {
     if (bench_rank != 0)
         return;
-    char shim_s[32] = "-", ratio_s[32] = "-";
+    char shim_s[32] = "-", ratio_s[32] = "-", sp90[32] = "-",
+         smax[32] = "-", sx[32] = "-";
     double t = have_shim ? row->shim_ms : row->native_ms;
     double first = have_shim ? row->shim_first_ms : row->native_first_ms;
     if (have_shim) {
         snprintf(shim_s, sizeof shim_s, "%.3f", row->shim_ms);
         snprintf(ratio_s, sizeof ratio_s, "%.3f",
                  row->shim_ms / row->native_ms);
+        snprintf(sp90, sizeof sp90, "%.3f", row->shim_p90_ms);
+        snprintf(smax, sizeof smax, "%.3f", row->shim_max_ms);
+        snprintf(sx, sizeof sx, "%.2f",
+                 row->shim_ms > 0 ? row->shim_max_ms / row->shim_ms : 0.0);
     }
     char ph[CS_BENCH_PHASES][32], fph[CS_BENCH_PHASES][32];
     for (int k = 0; k < CS_BENCH_PHASES; k++) {
@@ -549,10 +577,13 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
         else
             snprintf(fph[k], sizeof fph[k], "-");
     }
-    printf("%-4s %-*s %5d %10.3f %10s %8s %8.3f %8.3f %8.3f %10.3f %7.2f "
-           "%8.1f %8.1f %8.1f %8s %8s %8s %8s %5s\n",
+    printf("%-4s %-*s %5d %10.3f %10s %8s %10.3f %10.3f %8.2f %10s %10s "
+           "%8s %8.3f %8.3f %8.3f %10.3f %7.2f %8.1f %8.1f %8.1f %8s %8s "
+           "%8s %8s %5s\n",
            row->label, desc_w, row->what, row->reps, row->native_ms, shim_s,
-           ratio_s, row->floor_ms, row->mpi_floor_ms,
+           ratio_s, row->native_p90_ms, row->native_max_ms,
+           row->native_ms > 0 ? row->native_max_ms / row->native_ms : 0.0,
+           sp90, smax, sx, row->floor_ms, row->mpi_floor_ms,
            t > 0 ? row->mpi_floor_ms / t : 0.0,
            first, t > 0 ? first / t : 0.0, row->native_mem_mb,
            row->shim_mem_mb, row->shim_held_mb, ph[0], ph[1], ph[2], ph[3],
@@ -561,7 +592,7 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
     if (bench_csv) {
         fprintf(bench_csv,
                 "%s,%s,\"%s\",%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.3f,"
-                "%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n",
+                "%.3f,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f\n",
                 bench_csv_name, row->label, row->what, row->size, row->reps,
                 row->native_ms, have_shim ? row->shim_ms : 0.0, row->floor_ms,
                 row->native_first_ms, have_shim ? row->shim_first_ms : 0.0,
@@ -569,7 +600,10 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim)
                 have_shim ? row->shim_mem_mb : 0.0,
                 have_shim ? row->shim_held_mb : 0.0, csv_ph(ph[0]),
                 csv_ph(ph[1]), csv_ph(ph[2]), csv_ph(ph[3]), csv_ph(fph[0]),
-                csv_ph(fph[1]), csv_ph(fph[2]), csv_ph(fph[3]));
+                csv_ph(fph[1]), csv_ph(fph[2]), csv_ph(fph[3]),
+                row->native_p90_ms, row->native_max_ms,
+                have_shim ? row->shim_p90_ms : 0.0,
+                have_shim ? row->shim_max_ms : 0.0);
         fflush(bench_csv);
     }
 }
@@ -588,7 +622,8 @@ void cs_bench_csv_open(const char *path, const char *bench)
                            "ok,mpi_floor_ms,native_mem_mb,shim_mem_mb,"
                            "shim_held_mb,pack_ms,local_ms,unpack_ms,"
                            "xfer_ms,first_pack_ms,first_local_ms,"
-                           "first_unpack_ms,first_xfer_ms\n");
+                           "first_unpack_ms,first_xfer_ms,native_p90_ms,"
+                           "native_max_ms,shim_p90_ms,shim_max_ms\n");
 }
 
 void cs_bench_csv_close(void)

@@ -29,6 +29,15 @@ void *cs_bench_xmalloc(size_t bytes);
 /* Median of v[0..n-1] (sorts v). */
 double cs_median(double *v, int n);
 
+/* Where a case's calls lie: the median, the 90th percentile (nearest
+ * rank: the ceil(0.9 n)-th smallest) and the slowest. */
+typedef struct {
+    double med, p90, max;
+} cs_bench_tail_t;
+
+/* The tail of v[0..n-1], n >= 1 (sorts v); in v's unit. */
+cs_bench_tail_t cs_bench_tail(double *v, int n);
+
 /* memcpy bandwidth, all ranks copying at once: bytes copied per second per
  * rank (best of 3 medians of 5 copies, each max over ranks). */
 double cs_bench_memcpy_bw(size_t bytes);
@@ -54,14 +63,6 @@ int cs_bench_verdict(const char *label, long bad_native, long bad_shim);
 
 /* One call of the routine under test; shim: which path (and output). */
 typedef void (*cs_bench_call_fn)(void *ctx, int shim);
-
-/* Native's warm untimed calls and reps timed ones, then the shim's (with
- * CS_BENCH_ORDER=alternate: warm rounds of both, then reps rounds taking
- * turns, which path goes first alternating), each call between barriers;
- * medians over reps of the max over ranks, in ms (shim_ms 0 without the
- * shim).  Leaves the shim enabled. */
-void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
-                   int have_shim, double *native_ms, double *shim_ms);
 
 /* One call through `call` on the given path, between barriers; the max
  * over ranks in ms (collective).  The benchmarks time each case's first
@@ -109,6 +110,9 @@ typedef struct {
     int size;                 /* matrix order, for the size chart */
     int reps;
     double native_ms, shim_ms;               /* medians */
+    /* the tails of the same calls (cs_bench_tail): a slow call now and
+     * then shows in the maxima, not in the medians (issue 34) */
+    double native_p90_ms, native_max_ms, shim_p90_ms, shim_max_ms;
     double floor_ms;     /* copy floor: everything at memcpy speed */
     double mpi_floor_ms; /* floor with what crosses ranks through MPI */
     double native_first_ms, shim_first_ms;   /* each path's first call */
@@ -124,6 +128,16 @@ typedef struct {
      * of the rank whose first call took longest; -1 without the hook */
     double first_phase_ms[CS_BENCH_PHASES];
 } cs_bench_row_t;
+
+/* Native's warm untimed calls and reps timed ones, then the shim's (with
+ * CS_BENCH_ORDER=alternate: warm rounds of both, then reps rounds taking
+ * turns, which path goes first alternating), each call between barriers;
+ * the time of a call is its max over ranks.  Sets row's native_ms and
+ * shim_ms (medians over the reps calls, ms) and their 90th percentiles
+ * and maxima (the _p90_ms and _max_ms fields); the shim's are 0 without
+ * the shim.  Leaves the shim enabled. */
+void cs_bench_time(cs_bench_call_fn call, void *ctx, int warm, int reps,
+                   int have_shim, cs_bench_row_t *row);
 
 /* Fill row->phase_ms from the last cs_bench_time() and
  * row->first_phase_ms from the last shim cs_bench_time_once(). */
@@ -153,7 +167,9 @@ void cs_bench_print_row(const cs_bench_row_t *row, int desc_w, int have_shim);
 /* Rank 0: append rows (with a header line if the file is new or empty) to
  * path as bench,case,description,size,reps,native_ms,shim_ms,floor_ms,
  * native_first_ms,shim_first_ms,ok,mpi_floor_ms,native_mem_mb,
- * shim_mem_mb,shim_held_mb (scripts/bench_report.py reads it; the columns
+ * shim_mem_mb,shim_held_mb, the engine phases (pack_ms .. xfer_ms,
+ * first_pack_ms .. first_xfer_ms), native_p90_ms,native_max_ms,
+ * shim_p90_ms,shim_max_ms (scripts/bench_report.py reads it; the columns
  * from mpi_floor_ms on are newer than the kept baseline file);
  * bench names the program.  Dies if the file cannot be opened. */
 void cs_bench_csv_open(const char *path, const char *bench);
