@@ -15,8 +15,10 @@
  *    (grid shapes equal and not, block sizes, offsets, grid orders):
  *    it returns a permutation, keeps its reported bytes, never more than
  *    the optimum and never less than the identity; the worst and median
- *    ratio of crossing bytes to the optimum's are printed and the worst
- *    is bounded (docs/relabel.md quotes them).
+ *    ratio of crossing bytes to the optimum's are printed, the worst is
+ *    bounded and the median must be 1 (docs/relabel.md quotes them);
+ *    where the grids have one shape it keeps at least the best product
+ *    relabeling (exact assignments on the factors, done here apart).
  * 3. The split (kept, inside nodes, across) and the per-process flows of
  *    random relabelings on random machines (consecutive ranks per node
  *    or random nodes) against cs_rl_split() and a count over the
@@ -291,6 +293,30 @@ static int64_t kept_dense(int P, const int64_t *vol, const int *perm)
     return k;
 }
 
+/* The best assignment's kept entries of one square factor, by the exact
+ * solver on its dense table (-1 if it is not square). */
+static int64_t factor_best(const cs_eng_factor_t *fa)
+{
+    if (fa->na != fa->nb) {
+        return -1;
+    }
+    int n = fa->na;
+    int64_t *d = calloc((size_t)n * (size_t)n, sizeof(int64_t));
+    int *sg = malloc((size_t)n * sizeof(int));
+    CS_TEST_ASSERT(d && sg);
+    for (int64_t k = 0; k < fa->n; k++) {
+        d[(int64_t)fa->pa[k] * n + fa->pb[k]] = fa->count[k];
+    }
+    CS_TEST_EQ(cs_rl_solve_exact(n, d, sg), CS_RL_OK);
+    int64_t kept = 0;
+    for (int u = 0; u < n; u++) {
+        kept += d[(int64_t)sg[u] * n + u];
+    }
+    free(d);
+    free(sg);
+    return kept;
+}
+
 /*
  * Case c of a sweep: grids of at most 256 processes (1024 every tenth
  * case), of the same shape half the time; 50-400 rows and columns per
@@ -357,6 +383,11 @@ static void test_sweep(int scale)
         int64_t total = cs_rl_kron_total(kx), ke = kept_dense(P, vol, pe),
                 kk = kept_dense(P, vol, pk), kid = cs_rl_kron_kept(kx, NULL);
         CS_TEST_EQ(kk, in.kept);
+        /* grids of one shape: at least the best product relabeling */
+        int64_t br = factor_best(&f.rows), bc = factor_best(&f.cols);
+        CS_TEST_CHECK(br < 0 || bc < 0 || kk >= br * bc * f.esize,
+                      "case %d: kept %" PRId64 " < best product %" PRId64,
+                      c, kk, br * bc * f.esize);
         CS_TEST_EQ(kk, cs_rl_kron_kept(kx, pk));
         CS_TEST_ASSERT(kk <= ke && kk >= kid && in.start_kept <= kk);
         ratio[n] = total - ke > 0 ? (double)(total - kk) / (double)(total - ke)
@@ -380,6 +411,8 @@ static void test_sweep(int scale)
     printf("plain sweep: %d cases P <= 1024, optimal in %" PRId64
            ", crossing / optimum: median %.4f, worst %.4f\n",
            n, nopt, ratio[n / 2], ratio[n - 1]);
+    CS_TEST_CHECK(ratio[n / 2] == 1.0, "median %.4f: optimal in fewer "
+                  "than half the cases", ratio[n / 2]);
     free(ratio);
 }
 
