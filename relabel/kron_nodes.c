@@ -526,12 +526,14 @@ static cs_rl_status_t node_swaps(const parts_t *pt, const cs_rl_machine_t *m,
 }
 
 cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
-                                      const cs_rl_machine_t *m, int *perm_p,
+                                      const cs_rl_machine_t *m,
+                                      const int *plain, int *perm_p,
                                       cs_rl_kron_info_t *info_p)
 {
     int P = kx->P;
     int64_t top;
-    if (!cs_rl_machine_fits(m, P)) {
+    if (!cs_rl_machine_fits(m, P) ||
+        (plain && !cs_rl_perm_check(P, plain))) {
         return CS_RL_ERR_INVALID;
     }
     if (__builtin_mul_overflow(m->w_node, kx->total, &top)) {
@@ -542,9 +544,14 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
     cs_rl_node_lists_t nl;
     memset(&nl, 0, sizeof(nl));
     parts_t pt;
-    cs_rl_kron_info_t in, pin;
-    cs_rl_status_t st = best && two ? cs_rl_kron_solve(kx, best, &pin)
-                                    : CS_RL_ERR_NOMEM;
+    cs_rl_kron_info_t in, pin = {.method = CS_RL_KRON_PLAIN};
+    cs_rl_status_t st = best && two ? CS_RL_OK : CS_RL_ERR_NOMEM;
+    if (st == CS_RL_OK && plain) {
+        memcpy(best, plain, (size_t)P * sizeof(*best));
+        pin.kept = cs_rl_kron_kept(kx, best);
+    } else if (st == CS_RL_OK) {
+        st = cs_rl_kron_solve(kx, best, &pin);
+    }
     if (st == CS_RL_OK) {
         st = parts_build(kx, m, &pt);
     }

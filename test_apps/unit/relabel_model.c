@@ -309,7 +309,7 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
     tm_stop(&t_plain);
     if (st == CS_RL_OK) {
         tm_start(&t_node);
-        st = cs_rl_kron_solve_nodes(kx, mach, pnode, &in);
+        st = cs_rl_kron_solve_nodes(kx, mach, pplain, pnode, &in);
         tm_stop(&t_node);
     }
     cs_rl_split_t sid, spl, snd;
@@ -328,7 +328,8 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
         return 1;
     }
     static const char *const how[] = {"identity", "product", "greedy",
-                                      "two-level", "identity+swaps"};
+                                      "two-level", "identity+swaps",
+                                      "plain"};
     print_row("identity", &sid, total, predict_kron(kx, mach, NULL, md),
               NULL);
     print_row("plain", &spl, total, predict_kron(kx, mach, pplain, md),

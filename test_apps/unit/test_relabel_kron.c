@@ -551,8 +551,14 @@ static void test_nodes_sweep(int scale)
         CS_TEST_ASSERT(pe && pk && pp);
         CS_TEST_EQ(cs_rl_solve_nodes(&v, &m, 1, pe, NULL), CS_RL_OK);
         cs_rl_kron_info_t in;
-        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, pk, &in), CS_RL_OK);
         CS_TEST_EQ(cs_rl_kron_solve(kx, pp, NULL), CS_RL_OK);
+        /* with the plain result given or not: the same relabeling */
+        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, NULL, pk, &in), CS_RL_OK);
+        int *pq = malloc((size_t)P * sizeof(int));
+        CS_TEST_ASSERT(pq);
+        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, pp, pq, NULL), CS_RL_OK);
+        CS_TEST_ASSERT(memcmp(pk, pq, (size_t)P * sizeof(int)) == 0);
+        free(pq);
         CS_TEST_ASSERT(cs_rl_perm_check(P, pk));
         cs_rl_split_t se, sk, sp, sid;
         CS_TEST_EQ(cs_rl_split(&v, &m, pe, &se), CS_RL_OK);
