@@ -184,18 +184,11 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
                                       const int *plain, int *perm_p,
                                       cs_rl_kron_info_t *info_p);
 
-/* What one process sends, receives and keeps under a relabeling. */
-typedef struct {
-    int64_t kept;
-    int64_t sent_node, recv_node; /* with other processes of its node */
-    int64_t sent_net, recv_net;   /* with processes of other nodes */
-    int32_t msgs_node, msgs_net;  /* messages sent plus received */
-} cs_rl_flow_t;
-
 /*
- * Per process p (the one playing position j = inverse of perm): flow_p[p]
- * as above, messages counting the nonzero entries.  O(P x processes per
- * node) lookups.  Returns CS_RL_OK, CS_RL_ERR_INVALID, CS_RL_ERR_NOMEM.
+ * What every process keeps, sends and receives under perm (NULL: the
+ * identity) on machine m: cs_rl_sparse_flows() of the whole matrix, in
+ * O(P x min(processes per node, entries per row)) lookups.  Returns
+ * CS_RL_OK, CS_RL_ERR_INVALID, CS_RL_ERR_NOMEM.
  */
 cs_rl_status_t cs_rl_kron_flows(const cs_rl_kx_t *kx,
                                 const cs_rl_machine_t *m, const int *perm,

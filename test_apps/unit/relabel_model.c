@@ -115,28 +115,11 @@ static double predict_flows(const cs_rl_flow_t *fl, const cs_rl_machine_t *m,
 static double predict(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
                       const int *perm, const model_t *md)
 {
-    cs_rl_flow_t *fl = calloc((size_t)v->P, sizeof(*fl));
-    if (!fl) {
-        return -1.0;
+    cs_rl_flow_t *fl = malloc((size_t)v->P * sizeof(*fl));
+    double t = -1.0;
+    if (fl && cs_rl_sparse_flows(v, m, perm, fl) == CS_RL_OK) {
+        t = predict_flows(fl, m, md);
     }
-    for (int64_t e = 0; e < v->nnz; e++) {
-        int i = v->src[e], k = perm ? perm[v->dst[e]] : v->dst[e];
-        int64_t b = v->bytes[e];
-        if (k == i) {
-            fl[i].kept += b;
-        } else if (m->node[k] == m->node[i]) {
-            fl[i].sent_node += b;
-            fl[k].recv_node += b;
-            fl[i].msgs_node++;
-            fl[k].msgs_node++;
-        } else {
-            fl[i].sent_net += b;
-            fl[k].recv_net += b;
-            fl[i].msgs_net++;
-            fl[k].msgs_net++;
-        }
-    }
-    double t = predict_flows(fl, m, md);
     free(fl);
     return t;
 }
