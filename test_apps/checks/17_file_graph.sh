@@ -50,7 +50,7 @@ graph = {f: sorted({defs[s] for s in u if defs.get(s, f) != f})
 # too; what only an *_int.h publishes serves the library alone
 public = ""
 for h in ("engine/engine.h", "relabel/relabel.h", "relabel/relabel_nodes.h",
-          "config/config.h", "config/log.h"):
+          "relabel/relabel_kron.h", "config/config.h", "config/log.h"):
     public += open(os.path.join(top, h)).read()
 bad = 0
 for s, f in sorted(defs.items(), key=lambda x: (x[1], x[0])):
