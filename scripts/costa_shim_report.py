@@ -1701,8 +1701,12 @@ def cmd_plot(a):
                chart_nodes(rep), chart_per_rank(rep),
                chart_gbps(rep, recs), chart_sizes(rep, recs, min_elems),
                chart_timeline(recs)]
-    page = html_page(rep, figures, a.trace or [],
-                     summary_lines(rep, "routine"))
+    # the shape tables too: the slowest calls are what the charts of
+    # totals cannot show
+    tables = summary_lines(rep, "routine")
+    if rep.shapes:
+        tables += text_shapes(rep) + text_tails(rep)
+    page = html_page(rep, figures, a.trace or [], tables)
     try:
         with open(a.out, "w", encoding="utf-8") as f:
             f.write(page)

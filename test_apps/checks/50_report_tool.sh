@@ -10,7 +10,8 @@
 #       bytes and message counts exactly (Bytes and messages section);
 #   (b) `compare base new` prints a speed-up line for pdgemr2d_ and a total;
 #   (c) `plot --trace` writes one HTML page with figures chart-1..chart-5,
-#       each an <svg> with a <figcaption>, and no external resource;
+#       each an <svg> with a <figcaption>, and no external resource, and
+#       the shapes' call times (median, slowest) in its summary tables;
 #   (d) `trace2csv` gives one row per trace line with the expected columns;
 #   (e) `summary` of the per-rank CSVs gives the same totals as (a);
 #   (f) `replay` prints a replay_call command line with the logged
@@ -144,8 +145,13 @@ for i in range(1, 6):
         sys.exit("chart-%d: no title and axis labels" % i)
 if re.search(r'(src|href)\s*=|<script|<link|url\(', page):
     sys.exit("the page refers to an external resource")
+tables = page.split("<h2>Summary tables</h2>")[-1]
+if not re.search(r"@--- Call times of the top shapes \(ms\) -+\n +Id +"
+                 r"Routine +Calls +Mean\(ms\) +Median\(ms\) .*\n *\d+ +"
+                 r"pdgemr2d_ ", tables):
+    sys.exit("the summary tables lack the shapes' call times")
 EOF
-then report ok "(c) plot: chart-1..chart-5 with svg and caption, self-contained"
+then report ok "(c) plot: chart-1..chart-5 with svg and caption, self-contained, the shapes' call times in its tables"
 else report FAIL "(c) plot page incomplete"; cat "$CS_OUT/plot.txt"
 fi
 
