@@ -6,7 +6,9 @@
 
 #include "shim/shim_hist_int.h"
 
-double cs_shim_hist_lo(int k)
+/* The bounds of bin k: lo(0) = 0, hi(last) = +inf, and
+ * hi(k) = lo(k + 1).  (static: the unit test includes this file.) */
+static double cs_shim_hist_lo(int k)
 {
     if (k <= 0) {
         return 0.0;
@@ -15,12 +17,13 @@ double cs_shim_hist_lo(int k)
            exp2((double)(k - 1) / CS_SHIM_HIST_PER_OCTAVE);
 }
 
-double cs_shim_hist_hi(int k)
+static double cs_shim_hist_hi(int k)
 {
     return k >= CS_SHIM_HIST_BINS - 1 ? INFINITY : cs_shim_hist_lo(k + 1);
 }
 
-int cs_shim_hist_bin(double t)
+/* The bin of a time t in seconds (negative and NaN: bin 0). */
+static int cs_shim_hist_bin(double t)
 {
     if (!(t >= CS_SHIM_HIST_T0)) { /* NaN too */
         return 0;
@@ -59,7 +62,8 @@ void cs_shim_hist_merge(cs_shim_hist_t *dst, const cs_shim_hist_t *src)
     }
 }
 
-uint64_t cs_shim_hist_count(const cs_shim_hist_t *h)
+/* Number of times counted (the sum of the bins). */
+static uint64_t cs_shim_hist_count(const cs_shim_hist_t *h)
 {
     uint64_t c = 0;
     for (int k = 0; k < CS_SHIM_HIST_BINS; k++) {

@@ -27,22 +27,11 @@ typedef struct {
     uint32_t n[CS_SHIM_HIST_BINS];
 } cs_shim_hist_t;
 
-/* The bin of a time t in seconds (negative and NaN: bin 0).  Local. */
-int cs_shim_hist_bin(double t);
-
-/* The bounds of bin k: lo(0) = 0, hi(last) = +inf, and
- * hi(k) = lo(k + 1).  Local. */
-double cs_shim_hist_lo(int k);
-double cs_shim_hist_hi(int k);
-
 /* Count one time t (seconds) in h.  Local. */
 void cs_shim_hist_add(cs_shim_hist_t *h, double t);
 
 /* dst += src, bin by bin.  Local. */
 void cs_shim_hist_merge(cs_shim_hist_t *dst, const cs_shim_hist_t *src);
-
-/* Number of times counted (the sum of the bins).  Local. */
-uint64_t cs_shim_hist_count(const cs_shim_hist_t *h);
 
 /*
  * The q-quantile of the times counted, 0 < q <= 1: the ceil(q * count)-th

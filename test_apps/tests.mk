@@ -3,8 +3,9 @@
 #   test_apps/unit/*.c       no MPI; linked with engine/ (its subfolders,
 #                            engine/kernels/, too), relabel/, config/
 #   test_apps/unit/NAME/*.c  more source files of unit test NAME (a test of
-#                            several files), linked into it (and
-#                            test_shim_hist: shim/shim_hist.c, below)
+#                            several files), linked into it
+#                            (test_shim_hist includes shim/shim_hist.c,
+#                            below)
 #   test_apps/mpi/*.c        MPI engine tests; same objects, plus MPI
 #   test_apps/scalapack/*.c  plain ScaLAPACK C programs (never the shim)
 #   test_apps/scalapack/*.f90  plain ScaLAPACK Fortran programs
@@ -55,15 +56,17 @@ $(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ \
-	    $(filter %.c,$^) $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+	    $(filter-out shim/%,$(filter %.c,$^)) $(MOD_OBJS) $(TLIB_OBJS) \
+	    -lm -lpthread
 
 # test_apps/unit/NAME/X.c is a prerequisite (and so a source) of unit NAME.
 $(foreach p,$(UNIT_PARTS),$(eval \
     $(T)/unit/$(notdir $(patsubst %/,%,$(dir $(p)))): $(p)))
 
 # The shim's one file without MPI or ScaLAPACK that a unit test takes
-# whole (the histogram of the report's call times); the shim's others
-# need both.
+# whole (the histogram of the report's call times; the test #includes it
+# to reach its static helpers, so the recipe above leaves shim/ sources
+# out); the shim's others need both.
 $(T)/unit/test_shim_hist: shim/shim_hist.c shim/shim_hist_int.h
 
 $(T)/mpi/%: test_apps/mpi/%.c $(MOD_OBJS) $(TLIB_OBJS)

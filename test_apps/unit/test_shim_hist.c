@@ -1,6 +1,6 @@
 /*
  * test_apps/unit/test_shim_hist.c - the report's histogram of call times
- * (shim/shim_hist.c, compiled into this test: tests.mk), no MPI:
+ * (shim/shim_hist.c, included here to reach its static helpers), no MPI:
  * 1. bins: bin 0 below 1 us (and negative, NaN), bin k from
  *    1 us * 2^((k-1)/4) on, hi(k) = lo(k + 1), the last bin open; every
  *    bound falls in the bin it opens, the double below it in the bin
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "cs_test.h"
-#include "shim/shim_hist_int.h"
+#include "shim/shim_hist.c"
 
 static int cmp_double(const void *a, const void *b)
 {
