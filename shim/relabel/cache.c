@@ -77,6 +77,7 @@ static atomic_int cs_rl_warned;
 /* What the claim of a new shape's computation asked for, when refused. */
 typedef struct {
     int64_t refused;
+    int fault;          /* refused by COSTA_SHIM_TEST_FAULT */
 } claim_ctx_t;
 
 /* cs_shim_rl_claim_fn over the shim's memory cap; COSTA_SHIM_TEST_FAULT
@@ -88,8 +89,8 @@ static int claim_cap(void *ctx, int64_t bytes)
         cs_shim_mem_unclaim(-bytes);
         return 0;
     }
-    if (cs_shim_fault(CS_CFG_FAULT_RELABEL) ||
-        cs_shim_mem_claim_spare(bytes) != 0) {
+    c->fault = cs_shim_fault(CS_CFG_FAULT_RELABEL);
+    if (c->fault || cs_shim_mem_claim_spare(bytes) != 0) {
         c->refused = bytes;
         return 1;
     }
@@ -324,7 +325,8 @@ static void shape_use(shape_t *s, const cs_shim_relabel_call_t *c,
 }
 
 /* Once per process: a shape was skipped for the memory cap. */
-static void warn_skipped(const cs_shim_relabel_call_t *c, int64_t bytes)
+static void warn_skipped(const cs_shim_relabel_call_t *c,
+                         const claim_ctx_t *cc)
 {
     int was = 0;
     if (!atomic_compare_exchange_strong(&cs_rl_warned, &was, 1)) {
@@ -332,13 +334,14 @@ static void warn_skipped(const cs_shim_relabel_call_t *c, int64_t bytes)
     }
     cs_log_warn("relabel: %s %" PRId64 "x%" PRId64 " on %d processes not "
                 "evaluated: its %.1f MB would take the shim above "
-                "COSTA_SHIM_MAX_MEMORY (%.1f MB, %.1f MB held); its "
+                "COSTA_SHIM_MAX_MEMORY (%.1f MB, %.1f MB held%s); its "
                 "relabel numbers stay n/a here and the plan leaves such "
                 "calls out (said once)",
                 cs_shim_routines[c->routine].lower, c->op->m, c->op->n,
-                c->np, 1e-6 * (double)bytes,
+                c->np, 1e-6 * (double)cc->refused,
                 1e-6 * (double)cs_shim_mem_cap(),
-                1e-6 * (double)cs_shim_mem_held());
+                1e-6 * (double)cs_shim_mem_held(),
+                cc->fault ? "; refused by COSTA_SHIM_TEST_FAULT" : "");
 }
 
 void cs_shim_relabel_cache_observe(const cs_shim_relabel_call_t *c,
@@ -384,7 +387,7 @@ void cs_shim_relabel_cache_observe(const cs_shim_relabel_call_t *c,
     pthread_mutex_unlock(&cs_rl_observe_lock);
     free(r.posmat);
     if (st == CS_ERR_LIMIT) {
-        warn_skipped(c, cc.refused);
+        warn_skipped(c, &cc);
     }
 }
 
