@@ -395,6 +395,76 @@ cs_status_t cs_eng_volume_each(const cs_eng_layout_t *a,
                                void *ctx);
 
 /*
+ * The volume of an unmasked operation in factored form.  Rows and columns
+ * of a block-cyclic (or any grid) layout move independently: the elements
+ * that go from A's grid cell to B's grid cell are the rows the two cells'
+ * grid rows share times the columns their grid columns share, so the
+ * whole P x P volume is known from two small tables (a Kronecker
+ * product).  A factor is one dimension's table as its nonzero entries:
+ * count[k] indices of the operation's rows (or columns) that A's
+ * coordinate pa[k] holds and B's coordinate pb[k] needs, sorted by (pa,
+ * pb), each pair once, count > 0.  For the row factor, pa is a grid row
+ * of A (a grid column of A when op->trans: the target's rows are A's
+ * columns) and pb a grid row of B; for the column factor the other
+ * dimension alike.  Arrays owned (cs_eng_factors_free).
+ */
+typedef struct {
+    int na, nb;        /* coordinates on A's side and on B's side */
+    int64_t n;         /* entries */
+    int *pa, *pb;
+    int64_t *count;
+} cs_eng_factor_t;
+
+typedef struct {
+    cs_eng_factor_t rows, cols;
+    int64_t esize;     /* bytes per element */
+    int trans;         /* op->trans: rows pair A's grid columns */
+} cs_eng_factors_t;
+
+/*
+ * The factors of op between layouts a and b: the bytes from A's cell
+ * whose op-row coordinate is x and op-column coordinate y (A's grid cell
+ * (x, y), or (y, x) when op->trans) to B's cell (u, v) are
+ * rows(x, u) * cols(y, v) * esize, the same numbers cs_eng_volume_each()
+ * walks block by block.  Returns CS_ERR_UNSUPPORTED for masked
+ * (trapezoidal) operations, whose volume has no such structure (the
+ * caller counts them with cs_eng_volume_each or cs_eng_volume_matrix),
+ * CS_ERR_BAD_DESC when op does not fit the layouts, CS_ERR_NOMEM.
+ * *f_p is written only on success.  Local, no MPI; O(blocks of both
+ * layouts inside the operation along each dimension) time and memory,
+ * never O(P).
+ */
+cs_status_t cs_eng_volume_factors(const cs_eng_layout_t *a,
+                                  const cs_eng_layout_t *b,
+                                  const cs_eng_op_t *op,
+                                  cs_eng_factors_t *f_p);
+
+/* Free the arrays of f and zero it (a zeroed f is fine).  Local. */
+void cs_eng_factors_free(cs_eng_factors_t *f);
+
+/*
+ * The ranks of the factors' cells: proc_p[x * f->cols.na + y] = the rank
+ * of A holding op-row coordinate x and op-column coordinate y, and
+ * pos_p[u * f->cols.nb + v] = the rank of B's cell (u, v) (arrays of
+ * rows.na * cols.na and rows.nb * cols.nb ints).  The volume between two
+ * ranks is one product of the factors exactly when each grid names every
+ * rank at most once: returns CS_ERR_UNSUPPORTED when a grid names a rank
+ * twice or names one outside [0, nranks) (a replicated or partial grid;
+ * the caller falls back to cs_eng_volume_each), CS_ERR_BAD_DESC when the
+ * factors do not fit the layouts.  Local, O(grid cells + nranks).
+ */
+cs_status_t cs_eng_factors_ranks(const cs_eng_layout_t *a,
+                                 const cs_eng_layout_t *b,
+                                 const cs_eng_factors_t *f, int nranks,
+                                 int *proc_p, int *pos_p);
+
+/* Bytes from A's cell (x, y) to B's cell (u, v) in factor coordinates
+ * (see cs_eng_volume_factors), 0 outside the tables.  Local, O(log
+ * entries); for tests and small tables. */
+int64_t cs_eng_factor_cells(const cs_eng_factors_t *f, int x, int y, int u,
+                            int v);
+
+/*
  * Write a one-line summary of the plan into buf (for COSTA_SHIM_VERBOSE=2):
  * "send_peers:.. send:..MB send_blocks:.. recv_peers:.. recv:..MB
  * recv_blocks:.. local_blocks:.. self:..MB row_segs:.. row_groups:..

@@ -63,7 +63,7 @@ cs_rl_status_t cs_rl_vol_check(int P, const int64_t *vol,
 
 int cs_rl_perm_check(int P, const int *perm)
 {
-    if (P < 1 || P > CS_RL_MAX_P || perm == NULL) {
+    if (P < 1 || perm == NULL) {
         return 0;
     }
     unsigned char *seen = calloc((size_t)P, 1);

@@ -156,7 +156,8 @@ cs_rl_status_t cs_rl_vol_check(int P, const int64_t *vol,
 
 /*
  * 1 if perm is a permutation of [0, P), else 0 (also for P < 1, NULL, or
- * when the scratch allocation fails).  Local, thread-safe, O(P).
+ * when the scratch allocation fails).  Any P, also above CS_RL_MAX_P (the
+ * sparse and Kronecker problems' relabelings).  Local, thread-safe, O(P).
  */
 int cs_rl_perm_check(int P, const int *perm);
 

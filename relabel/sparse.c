@@ -158,27 +158,11 @@ static int64_t sat_mul(int64_t a, int64_t b)
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* 1 if perm is a permutation of [0, P) (any P: cs_rl_perm_check stops at
- * CS_RL_MAX_P). */
-static int is_perm(int P, const int *perm)
-{
-    char *seen = calloc((size_t)P, 1);
-    int ok = seen != NULL;
-    for (int j = 0; ok && j < P; j++) {
-        ok = perm[j] >= 0 && perm[j] < P && !seen[perm[j]];
-        if (ok) {
-            seen[perm[j]] = 1;
-        }
-    }
-    free(seen);
-    return ok;
-}
-
 cs_rl_status_t cs_rl_split(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
                            const int *perm, cs_rl_split_t *split_p)
 {
     if (m->P != v->P || m->nnodes < 1 || !m->node ||
-        (perm && !is_perm(v->P, perm))) {
+        (perm && !cs_rl_perm_check(v->P, perm))) {
         return CS_RL_ERR_INVALID;
     }
     for (int i = 0; i < m->P; i++) {

@@ -3,8 +3,10 @@
 # (test_apps/unit/test_relabel.c: exact solver against brute force and a
 # reference Hungarian, greedy bounds, known cases, volume matrix against an
 # element count): passes only if it exits 0 and its last output line is
-# the sentinel "cs_test: OK".  With CS_CHECK_FULL=1 it runs 20 times as
-# many random cases.
+# the sentinel "cs_test: OK"; then test_relabel_nodes (node-aware and
+# sparse solvers) and test_relabel_kron (the factored volume against the
+# direct count, the Kronecker solvers against the exact one) alike.  With
+# CS_CHECK_FULL=1 they run 20 times as many random cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT, CS_CHECK_FULL.
 set -u
 . "$(dirname "$0")/../lib/checks_lib.sh"
@@ -19,3 +21,7 @@ bin2="$BUILD_DIR/t/unit/test_relabel_nodes"
 cs_need_files "$bin2"
 out=$(cd "$CS_OUT" && "$bin2" "$scale" 2>&1)
 cs_expect_ok test_relabel_nodes $? "$out"
+bin3="$BUILD_DIR/t/unit/test_relabel_kron"
+cs_need_files "$bin3"
+out=$(cd "$CS_OUT" && "$bin3" "$scale" 2>&1)
+cs_expect_ok test_relabel_kron $? "$out"

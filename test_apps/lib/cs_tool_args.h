@@ -1,8 +1,9 @@
 /*
  * test_apps/lib/cs_tool_args.h - what the command-line tools built with
  * the unit tests share (relabel_plan.c, relabel_model.c): block-cyclic
- * layout arguments ("PxQ:MBxNB[:R|C]"), integer options, and wall plus CPU
- * timing of one step.  Header only; no MPI calls.
+ * layout arguments ("PxQ:MBxNB[:R|C]"), integer options, wall plus CPU
+ * timing of one step, and the factored volume of two layouts as a
+ * relabeling problem.  Header only; no MPI calls.
  */
 #ifndef CS_TOOL_ARGS_H
 #define CS_TOOL_ARGS_H
@@ -16,6 +17,10 @@
 
 #include "engine/engine.h"
 #include "relabel/relabel.h"
+#include "relabel/relabel_kron.h"
+
+/* Largest P the tools take (measured up to there, docs/relabel.md). */
+#define CS_TOOL_MAX_P (1 << 20)
 
 typedef struct {
     int np, nq;
@@ -120,6 +125,43 @@ static inline int build_layout(const grid_arg_t *g, int64_t m, int64_t n,
     lay->ld = 1;
     lay->order = CS_ENG_COLMAJOR;
     *grid_p = grid;
+    return 0;
+}
+
+/*
+ * The volume of op from la to lb as an indexed Kronecker problem over P
+ * ranks (cs_eng_volume_factors, cs_eng_factors_ranks, cs_rl_kron_create);
+ * *f_p keeps the factors the problem's arrays point into (free it after
+ * the problem).  Returns 0, or -1 with a message on stderr.
+ */
+static inline int tool_kron(const char *tool, const cs_eng_layout_t *la,
+                            const cs_eng_layout_t *lb, const cs_eng_op_t *op,
+                            int P, cs_eng_factors_t *f_p, cs_rl_kx_t **kx_p)
+{
+    size_t na = (size_t)la->nprow * (size_t)la->npcol;
+    size_t nb = (size_t)lb->nprow * (size_t)lb->npcol;
+    int *proc = malloc(na * sizeof(int)), *pos = malloc(nb * sizeof(int));
+    cs_status_t est = proc && pos ? cs_eng_volume_factors(la, lb, op, f_p)
+                                  : CS_ERR_NOMEM;
+    if (est == CS_OK) {
+        est = cs_eng_factors_ranks(la, lb, f_p, P, proc, pos);
+    }
+    cs_rl_status_t st = CS_RL_OK;
+    if (est == CS_OK) {
+        const cs_eng_factor_t *r = &f_p->rows, *c = &f_p->cols;
+        cs_rl_kron_t k = {P,
+                          {r->na, r->nb, r->n, r->pa, r->pb, r->count},
+                          {c->na, c->nb, c->n, c->pa, c->pb, c->count},
+                          f_p->esize, proc, pos};
+        st = cs_rl_kron_create(&k, kx_p);
+    }
+    free(proc);
+    free(pos);
+    if (est != CS_OK || st != CS_RL_OK) {
+        fprintf(stderr, "%s: volume factors: %s\n", tool,
+                est != CS_OK ? cs_status_str(est) : cs_rl_status_str(st));
+        return -1;
+    }
     return 0;
 }
 

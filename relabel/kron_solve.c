@@ -1,0 +1,366 @@
+/*
+ * relabel/kron_solve.c - plain relabeling of a Kronecker problem
+ * (relabel_kron.h): the product relabeling, the greedy on each process's
+ * largest entries, and the pairwise swaps both end with (also used by
+ * the node-aware solver, kron_nodes.c, with its own objective).
+ *
+ * Pure C, no MPI, no global state; deterministic (no time budget: the
+ * work is bounded by passes of O(P * CS_RL_KRON_CAND) lookups).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "relabel/kron_int.h"
+
+void cs_rl_fill_free(int P, int *perm, unsigned char *used)
+{
+    /* leftovers carry no volume: keep them where they are if possible,
+     * so that an unneeded relabeling stays the identity */
+    for (int j = 0; j < P; j++) {
+        if (perm[j] < 0 && !used[j]) {
+            perm[j] = j;
+            used[j] = 1;
+        }
+    }
+    int i = 0;
+    for (int j = 0; j < P; j++) {
+        if (perm[j] < 0) {
+            while (used[i]) {
+                i++;
+            }
+            perm[j] = i;
+            used[i] = 1;
+        }
+    }
+}
+
+cs_rl_status_t cs_rl_kx_candidates(const cs_rl_kx_t *kx, int **cand_p)
+{
+    int P = kx->P, K = CS_RL_KRON_CAND;
+    int *cand = malloc((size_t)P * K * sizeof(*cand));
+    cs_rl_cand_t *s = malloc((size_t)cs_rl_kx_top_scratch(K) * sizeof(*s));
+    if (!cand || !s) {
+        free(cand);
+        free(s);
+        return CS_RL_ERR_NOMEM;
+    }
+    for (int i = 0; i < P; i++) {
+        int *c = cand + (int64_t)i * K;
+        int n = cs_rl_kx_row_top(kx, i, K, s, c);
+        for (int t = n; t < K; t++) {
+            c[t] = -1;
+        }
+    }
+    free(s);
+    *cand_p = cand;
+    return CS_RL_OK;
+}
+
+/*
+ * RATIONALE: as in relabel/greedy.c, a swap of positions j1 and j2 can
+ * gain only where the process moved to j1 gains there; those moves are
+ * looked for among each process's candidates (its largest entries), so
+ * a pass costs O(P * ncand) objective evaluations, and gain(b, j1) plus
+ * the bound of j2 rules most of them out before the second evaluation.
+ */
+cs_rl_status_t cs_rl_kx_swaps(int P, const cs_rl_obj_t *obj,
+                              const int *cand, int ncand, int max_passes,
+                              int *perm, int *passes_p, int64_t *swaps_p)
+{
+    int64_t *cur = malloc((size_t)P * sizeof(*cur));
+    int *at = malloc((size_t)P * sizeof(*at));
+    if (!cur || !at) {
+        free(cur);
+        free(at);
+        return CS_RL_ERR_NOMEM;
+    }
+    for (int j = 0; j < P; j++) {
+        at[perm[j]] = j;
+        cur[j] = obj->gain(obj->ctx, perm[j], j);
+    }
+    int passes = 0;
+    int64_t swaps = 0;
+    while (passes < max_passes) {
+        int64_t before = swaps;
+        passes++;
+        for (int b = 0; b < P; b++) {
+            const int *c = cand + (int64_t)b * ncand;
+            int j2 = at[b];
+            for (int t = 0; t < ncand && c[t] >= 0; t++) {
+                int j1 = c[t];
+                if (j1 == j2) {
+                    continue;
+                }
+                int64_t have = cur[j1] + cur[j2];
+                int64_t nb1 = obj->gain(obj->ctx, b, j1);
+                if (nb1 + obj->bound[j2] <= have) {
+                    continue;
+                }
+                int a = perm[j1];
+                int64_t na2 = obj->gain(obj->ctx, a, j2);
+                if (nb1 + na2 > have) {
+                    perm[j1] = b;
+                    perm[j2] = a;
+                    at[b] = j1;
+                    at[a] = j2;
+                    cur[j1] = nb1;
+                    cur[j2] = na2;
+                    j2 = j1;
+                    swaps++;
+                }
+            }
+        }
+        if (swaps == before) {
+            break;
+        }
+    }
+    free(cur);
+    free(at);
+    if (passes_p) {
+        *passes_p = passes;
+    }
+    if (swaps_p) {
+        *swaps_p = swaps;
+    }
+    return CS_RL_OK;
+}
+
+/* sigma[u]: the A coordinate playing B coordinate u in the best
+ * assignment of one square factor (exact up to CS_RL_EXACT_MAX_P, where
+ * the factor is held dense; the sparse greedy above). */
+static cs_rl_status_t fac_assign(const cs_rl_fac_t *f, int *sigma)
+{
+    if (f->na <= CS_RL_EXACT_MAX_P && f->dense) {
+        return cs_rl_solve_exact(f->na, f->dense, sigma);
+    }
+    cs_rl_sparse_t v;
+    cs_rl_status_t st = cs_rl_sparse_init(&v, f->na);
+    for (int x = 0; x < f->na && st == CS_RL_OK; x++) {
+        for (int64_t e = f->rfirst[x]; e < f->rfirst[x + 1]; e++) {
+            if ((st = cs_rl_sparse_add(&v, x, f->rb[e], f->rw[e])) !=
+                CS_RL_OK) {
+                break;
+            }
+        }
+    }
+    if (st == CS_RL_OK) {
+        st = cs_rl_sparse_finish(&v);
+    }
+    if (st == CS_RL_OK) {
+        st = cs_rl_solve_sparse(&v, sigma);
+    }
+    cs_rl_sparse_free(&v);
+    return st;
+}
+
+/* The best product relabeling into perm (grids of the same shape). */
+static cs_rl_status_t product(const cs_rl_kx_t *kx, int *perm)
+{
+    const cs_rl_fac_t *r = &kx->r, *c = &kx->c;
+    int P = kx->P;
+    int *sr = malloc((size_t)r->na * sizeof(*sr));
+    int *sc = malloc((size_t)c->na * sizeof(*sc));
+    unsigned char *used = calloc((size_t)P, 1);
+    cs_rl_status_t st = sr && sc && used ? fac_assign(r, sr)
+                                         : CS_RL_ERR_NOMEM;
+    if (st == CS_RL_OK) {
+        st = fac_assign(c, sc);
+    }
+    if (st == CS_RL_OK) {
+        for (int j = 0; j < P; j++) {
+            perm[j] = -1;
+        }
+        for (int u = 0; u < r->nb; u++) {
+            for (int v = 0; v < c->nb; v++) {
+                int j = kx->cellq[(int64_t)u * c->nb + v];
+                int i = kx->cellp[(int64_t)sr[u] * c->na + sc[v]];
+                perm[j] = i;
+                used[i] = 1;
+            }
+        }
+        cs_rl_fill_free(P, perm, used);
+    }
+    free(sr);
+    free(sc);
+    free(used);
+    return st;
+}
+
+/* Heap of processes by the value of their next candidate (larger first,
+ * ties: smaller process). */
+typedef struct {
+    int *heap;
+    int n;
+    const int64_t *head;
+} pheap_t;
+
+static int ph_before(const pheap_t *h, int a, int b)
+{
+    return h->head[a] > h->head[b] || (h->head[a] == h->head[b] && a < b);
+}
+
+static void ph_down(pheap_t *h, int k)
+{
+    int x = h->heap[k];
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= h->n) {
+            break;
+        }
+        if (c + 1 < h->n && ph_before(h, h->heap[c + 1], h->heap[c])) {
+            c++;
+        }
+        if (!ph_before(h, h->heap[c], x)) {
+            break;
+        }
+        h->heap[k] = h->heap[c];
+        k = c;
+    }
+    h->heap[k] = x;
+}
+
+/*
+ * The paper's greedy restricted to each process's candidates: entries in
+ * decreasing order (a heap of processes keyed by their best candidate
+ * whose position may be free), each pairing a free process with a free
+ * position; the rest as cs_rl_fill_free.
+ */
+static cs_rl_status_t greedy(const cs_rl_kx_t *kx, const int *cand,
+                             int *perm)
+{
+    int P = kx->P, K = CS_RL_KRON_CAND;
+    int64_t *head = malloc((size_t)P * sizeof(*head));
+    int *next = calloc((size_t)P, sizeof(*next));
+    unsigned char *used = calloc((size_t)P, 1);
+    pheap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
+    if (!head || !next || !used || !h.heap) {
+        free(head);
+        free(next);
+        free(used);
+        free(h.heap);
+        return CS_RL_ERR_NOMEM;
+    }
+    for (int j = 0; j < P; j++) {
+        perm[j] = -1;
+    }
+    for (int i = 0; i < P; i++) {
+        if (cand[(int64_t)i * K] >= 0) {
+            head[i] = cs_rl_kx_vol(kx, i, cand[(int64_t)i * K]);
+            h.heap[h.n++] = i;
+        }
+    }
+    for (int k = h.n / 2 - 1; k >= 0; k--) {
+        ph_down(&h, k);
+    }
+    while (h.n > 0) {
+        int i = h.heap[0];
+        const int *c = cand + (int64_t)i * K;
+        if (perm[c[next[i]]] < 0) {
+            perm[c[next[i]]] = i;
+            used[i] = 1;
+            h.heap[0] = h.heap[--h.n];
+        } else {
+            int t = next[i] + 1;
+            while (t < K && c[t] >= 0 && perm[c[t]] >= 0) {
+                t++;
+            }
+            if (t < K && c[t] >= 0) {
+                next[i] = t;
+                head[i] = cs_rl_kx_vol(kx, i, c[t]);
+            } else {
+                h.heap[0] = h.heap[--h.n];
+            }
+        }
+        if (h.n > 0) {
+            ph_down(&h, 0);
+        }
+    }
+    cs_rl_fill_free(P, perm, used);
+    free(head);
+    free(next);
+    free(used);
+    free(h.heap);
+    return CS_RL_OK;
+}
+
+static int64_t plain_gain(const void *ctx, int k, int j)
+{
+    return cs_rl_kx_vol(ctx, k, j);
+}
+
+/* bound[j]: the largest entry of column j. */
+static int64_t *plain_bound(const cs_rl_kx_t *kx)
+{
+    int64_t *bd = malloc((size_t)kx->P * sizeof(*bd));
+    for (int j = 0; bd && j < kx->P; j++) {
+        int u = kx->bu[j];
+        bd[j] = u < 0 ? 0
+                      : kx->r.cmax[u] * kx->c.cmax[kx->bv[j]] * kx->scale;
+    }
+    return bd;
+}
+
+cs_rl_status_t cs_rl_kron_solve(const cs_rl_kx_t *kx, int *perm_p,
+                                cs_rl_kron_info_t *info_p)
+{
+    int P = kx->P;
+    int same = kx->r.na == kx->r.nb && kx->c.na == kx->c.nb;
+    int *cand = NULL;
+    int *pg = malloc((size_t)P * sizeof(*pg));
+    int *pp = same ? malloc((size_t)P * sizeof(*pp)) : NULL;
+    int64_t *bound = plain_bound(kx);
+    cs_rl_kron_info_t in = {.method = CS_RL_KRON_GREEDY};
+    cs_rl_status_t st = pg && bound && (pp || !same)
+                            ? cs_rl_kx_candidates(kx, &cand)
+                            : CS_RL_ERR_NOMEM;
+    if (st == CS_RL_OK) {
+        st = greedy(kx, cand, pg);
+    }
+    if (st == CS_RL_OK && same) {
+        st = product(kx, pp);
+    }
+    if (st == CS_RL_OK) {
+        /* the better start: product, greedy or the identity */
+        int *best = pg;
+        in.start_kept = cs_rl_kron_kept(kx, pg);
+        int64_t kp = same ? cs_rl_kron_kept(kx, pp) : -1;
+        if (kp >= in.start_kept) {
+            best = pp;
+            in.start_kept = kp;
+            in.method = CS_RL_KRON_PRODUCT;
+        }
+        int64_t kid = cs_rl_kron_kept(kx, NULL);
+        if (kid >= in.start_kept) {
+            for (int j = 0; j < P; j++) {
+                best[j] = j;
+            }
+            in.start_kept = kid;
+            in.method = CS_RL_KRON_IDENTITY;
+        }
+        cs_rl_obj_t obj = {plain_gain, kx, bound};
+        st = cs_rl_kx_swaps(P, &obj, cand, CS_RL_KRON_CAND,
+                            CS_RL_KRON_PASSES, best, &in.passes, &in.swaps);
+        if (st == CS_RL_OK) {
+            in.kept = cs_rl_kron_kept(kx, best);
+            if (in.method == CS_RL_KRON_IDENTITY && in.swaps > 0) {
+                in.method = CS_RL_KRON_SWAPS;
+            }
+            if (in.kept <= kid) {
+                for (int j = 0; j < P; j++) {
+                    best[j] = j;
+                }
+                in.kept = kid;
+                in.method = CS_RL_KRON_IDENTITY;
+            }
+            memcpy(perm_p, best, (size_t)P * sizeof(*perm_p));
+            if (info_p) {
+                *info_p = in;
+            }
+        }
+    }
+    free(cand);
+    free(pg);
+    free(pp);
+    free(bound);
+    return st;
+}

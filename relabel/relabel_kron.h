@@ -1,0 +1,199 @@
+/*
+ * relabel/relabel_kron.h - relabeling of volumes that are Kronecker
+ * products, at any P.
+ *
+ * Between two block-cyclic layouts (engine.h, cs_eng_volume_factors) the
+ * bytes from A's grid cell (x, y) to B's grid cell (u, v) are
+ *     vol = R[x][u] * C[y][v] * scale,
+ * R counting the rows that A's coordinate x holds and B's coordinate u
+ * needs, C the columns alike.  R and C are small (grid rows x grid rows,
+ * grid columns x grid columns) while the P x P matrix has up to 10^8
+ * nonzeros at P = 65,536, so the solvers here never build it: every
+ * entry they look at is a product of two factor entries.
+ *
+ * The problem is relabel.h's (perm[j]: the process playing position j;
+ * maximise the bytes kept) and relabel_nodes.h's node-aware cost, with
+ * processes and positions given by the grids: proc[x * c.na + y] is the
+ * process at A's cell (x, y), pos[u * c.nb + v] the position of B's cell
+ * (u, v).  Processes outside A's grid hold nothing, positions outside
+ * B's grid need nothing.
+ *
+ * RATIONALE: when A's and B's grids have the same shape, a product
+ * relabeling (B's grid row u played by A's grid row sr[u], its column v
+ * by A's column sc[v]) keeps (sum_u R[sr[u]][u]) * (sum_v C[sc[v]][v]),
+ * so the best product relabeling is two independent assignments on R and
+ * C: exact, and the optimum in most cases met (docs/relabel.md gives the
+ * ratio to the exact solver over a sweep).  Where the shapes differ, a
+ * greedy on each process's largest entries starts instead; both end with
+ * pairwise swaps evaluated on the factors.
+ *
+ * Conventions as relabel.h; pure C, no MPI, no global state; every
+ * function is local, thread-safe (distinct outputs) and deterministic.
+ */
+#ifndef CS_RELABEL_RELABEL_KRON_H
+#define CS_RELABEL_RELABEL_KRON_H
+
+#include <stdint.h>
+
+#include "relabel/relabel_nodes.h"
+
+/* Largest P of a Kronecker problem (the tools are measured up to 2^20). */
+#define CS_RL_KRON_MAX_P (1 << 24)
+
+/*
+ * One factor as its nonzero entries: w[k] > 0 at (pa[k], pb[k]), sorted
+ * by (pa, pb), each pair once, pa in [0, na), pb in [0, nb).  Arrays
+ * borrowed (cs_eng_factor_t has this form).
+ */
+typedef struct {
+    int na, nb;
+    int64_t n;
+    const int *pa, *pb;
+    const int64_t *w;
+} cs_rl_factor_t;
+
+/* A Kronecker problem: vol[proc[x * c.na + y]][pos[u * c.nb + v]] =
+ * r(x, u) * c(y, v) * scale; proc and pos name distinct processes and
+ * positions in [0, P).  Arrays borrowed for the call that takes it. */
+typedef struct {
+    int P;
+    cs_rl_factor_t r, c;
+    int64_t scale;      /* bytes per element, >= 1 */
+    const int *proc;    /* r.na * c.na */
+    const int *pos;     /* r.nb * c.nb */
+} cs_rl_kron_t;
+
+/* A checked and indexed problem (owns copies of what it needs). */
+typedef struct cs_rl_kx cs_rl_kx_t;
+
+/*
+ * Check problem k and index it: lookups, sorted rows and columns of the
+ * factors.  O(P + factor entries + cells) time and memory (the factor
+ * tables are also held dense where they have at most 2^21 cells).
+ * Returns CS_RL_OK, CS_RL_ERR_INVALID (a bad size, an unsorted or
+ * repeated entry, w <= 0, proc or pos not distinct in [0, P)),
+ * CS_RL_ERR_LIMIT (the total overflows int64), CS_RL_ERR_NOMEM.
+ * *kx_p written on success; free it with cs_rl_kron_destroy().
+ */
+cs_rl_status_t cs_rl_kron_create(const cs_rl_kron_t *k, cs_rl_kx_t **kx_p);
+
+/* Free an indexed problem (NULL is fine). */
+void cs_rl_kron_destroy(cs_rl_kx_t *kx);
+
+/* P, the total bytes, and the nonzero entries of the P x P matrix (the
+ * product of the factors' entry counts). */
+int cs_rl_kron_P(const cs_rl_kx_t *kx);
+int64_t cs_rl_kron_total(const cs_rl_kx_t *kx);
+int64_t cs_rl_kron_nnz(const cs_rl_kx_t *kx);
+
+/* vol[i][j], O(1) or O(log entries of a factor row).  i, j in [0, P). */
+int64_t cs_rl_kron_vol(const cs_rl_kx_t *kx, int i, int j);
+
+/* Bytes kept under perm (NULL: the identity); -1 if perm is not a
+ * permutation.  O(P). */
+int64_t cs_rl_kron_kept(const cs_rl_kx_t *kx, const int *perm);
+
+/* Bytes process i sends in all (row sum) and position j receives in all
+ * (column sum), and how many nonzero entries row i and column j have. */
+int64_t cs_rl_kron_row_bytes(const cs_rl_kx_t *kx, int i);
+int64_t cs_rl_kron_col_bytes(const cs_rl_kx_t *kx, int j);
+int64_t cs_rl_kron_row_nnz(const cs_rl_kx_t *kx, int i);
+int64_t cs_rl_kron_col_nnz(const cs_rl_kx_t *kx, int j);
+
+/*
+ * The whole matrix, for small P and tests: add every nonzero entry to
+ * the sparse matrix v (initialised over P processes; the caller
+ * finishes it).  O(nnz) time.  Returns what cs_rl_sparse_add returns.
+ */
+cs_rl_status_t cs_rl_kron_sparse(const cs_rl_kx_t *kx, cs_rl_sparse_t *v);
+
+/* ------------------------------------------------------------ plain */
+
+typedef enum {
+    CS_RL_KRON_IDENTITY = 0, /* nothing better than the identity found */
+    CS_RL_KRON_PRODUCT = 1,  /* product relabeling (+ swaps) */
+    CS_RL_KRON_GREEDY = 2,   /* greedy on the largest entries (+ swaps) */
+    CS_RL_KRON_TWO_LEVEL = 3, /* node-aware: positions to nodes, then to
+                               * processes (+ swaps) */
+    CS_RL_KRON_SWAPS = 4      /* the identity improved by swaps */
+} cs_rl_kron_method_t;
+
+/* What a solver did.  Volumes in bytes (kept), costs as relabel_nodes.h. */
+typedef struct {
+    int method;             /* cs_rl_kron_method_t of the result */
+    int64_t start_kept;     /* kept by the start the swaps improved */
+    int64_t kept;           /* kept by the result */
+    int64_t start_cost;     /* node-aware: cost of that start, else 0 */
+    int64_t cost;           /* node-aware: cost of the result, else 0 */
+    int passes;             /* swap passes */
+    int64_t swaps;          /* swaps made */
+} cs_rl_kron_info_t;
+
+/* Candidate positions per process the greedy and the swaps look at:
+ * each process's largest entries. */
+#define CS_RL_KRON_CAND 8
+
+/* Swap passes at most (a pass is O(P * CS_RL_KRON_CAND) lookups). */
+#define CS_RL_KRON_PASSES 8
+
+/*
+ * Plain relabeling (bytes kept on their process, relabel.h): the better
+ * start of the product relabeling (same grid shapes; each factor's
+ * assignment exact up to CS_RL_EXACT_MAX_P coordinates, the sparse
+ * greedy above) and the greedy on every process's CS_RL_KRON_CAND
+ * largest entries, improved by pairwise swaps over those entries; the
+ * identity when it keeps as much.  O(P * CS_RL_KRON_CAND * log P +
+ * factor assignments) time, O(P * CS_RL_KRON_CAND) memory.
+ * perm_p: P ints, written on success; info_p may be NULL.  Returns
+ * CS_RL_OK, CS_RL_ERR_NOMEM.  Local, deterministic.
+ */
+cs_rl_status_t cs_rl_kron_solve(const cs_rl_kx_t *kx, int *perm_p,
+                                cs_rl_kron_info_t *info_p);
+
+/* ------------------------------------------------------------ nodes */
+
+/*
+ * Where the bytes go under perm (NULL: the identity) on machine m
+ * (relabel_nodes.h): kept, inside nodes, across nodes and the weighted
+ * cost, as cs_rl_split() computes them from the whole matrix.
+ * O(P x parts of a node), a part being a run of a node's processes
+ * along one grid dimension.  Returns CS_RL_OK, CS_RL_ERR_INVALID (m does
+ * not fit, perm not a permutation), CS_RL_ERR_NOMEM.
+ */
+cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
+                                const cs_rl_machine_t *m, const int *perm,
+                                cs_rl_split_t *split_p);
+
+/*
+ * Node-aware relabeling (relabel_nodes.h's cost): the best in cost of
+ * the identity, the plain relabeling and a two-level one (each position
+ * to a node holding much of its data, greedy within the nodes' sizes;
+ * then inside each node the exact assignment, nodes of at most
+ * CS_RL_EXACT_MAX_P processes), improved by swaps under the weighted
+ * cost.  Never costs more than the identity or cs_rl_kron_solve().
+ * perm_p: P ints, written on success; info_p may be NULL.  Returns
+ * CS_RL_OK, CS_RL_ERR_INVALID (m does not fit), CS_RL_ERR_LIMIT
+ * (weighted costs overflow), CS_RL_ERR_NOMEM.  Local, deterministic.
+ */
+cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
+                                      const cs_rl_machine_t *m, int *perm_p,
+                                      cs_rl_kron_info_t *info_p);
+
+/* What one process sends, receives and keeps under a relabeling. */
+typedef struct {
+    int64_t kept;
+    int64_t sent_node, recv_node; /* with other processes of its node */
+    int64_t sent_net, recv_net;   /* with processes of other nodes */
+    int32_t msgs_node, msgs_net;  /* messages sent plus received */
+} cs_rl_flow_t;
+
+/*
+ * Per process p (the one playing position j = inverse of perm): flow_p[p]
+ * as above, messages counting the nonzero entries.  O(P x processes per
+ * node) lookups.  Returns CS_RL_OK, CS_RL_ERR_INVALID, CS_RL_ERR_NOMEM.
+ */
+cs_rl_status_t cs_rl_kron_flows(const cs_rl_kx_t *kx,
+                                const cs_rl_machine_t *m, const int *perm,
+                                cs_rl_flow_t *flow_p);
+
+#endif /* CS_RELABEL_RELABEL_KRON_H */
