@@ -1,7 +1,8 @@
 # test_apps/tests.mk - included by the Makefile.  Test programs are found by
 # wildcard, so adding a test means adding a file, not editing this list:
 #   test_apps/unit/*.c       no MPI; linked with engine/ (its subfolders,
-#                            engine/kernels/, too), relabel/, config/
+#                            engine/kernels/, too), relabel/, config/ and
+#                            UNIT_SHIM_OBJS
 #   test_apps/unit/NAME/*.c  more source files of unit test NAME (a test of
 #                            several files), linked into it
 #   test_apps/mpi/*.c        MPI engine tests; same objects, plus MPI
@@ -17,6 +18,8 @@
 
 # the objects of every module but shim/ (% matches subfolders too)
 MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
+# and the shim's files the unit programs test directly: no MPI, no state
+UNIT_SHIM_OBJS := $(B)/shim/relabel/shape.o
 
 UNIT_SRCS := $(wildcard test_apps/unit/*.c)
 UNIT_PARTS := $(wildcard test_apps/unit/*/*.c)
@@ -50,11 +53,13 @@ $(T)/lib/%.o: test_apps/lib/%.c
 	$(Q)$(MPICC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 # $(filter %.c,$^): the test's own file first, then its parts (below).
-$(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
+$(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(UNIT_SHIM_OBJS) \
+             $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ \
-	    $(filter %.c,$^) $(MOD_OBJS) $(TLIB_OBJS) -lm -lpthread
+	    $(filter %.c,$^) $(MOD_OBJS) $(UNIT_SHIM_OBJS) $(TLIB_OBJS) \
+	    -lm -lpthread
 
 # test_apps/unit/NAME/X.c is a prerequisite (and so a source) of unit NAME.
 $(foreach p,$(UNIT_PARTS),$(eval \
@@ -101,20 +106,27 @@ $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 # The race tests compile the library files that keep process-wide state
 # themselves, with ThreadSanitizer (the library's objects are built
 # without it), and link ScaLAPACK so that shim_real.c finds the real
-# routines.  The headers are listed so that a change to them rebuilds.
+# routines, and the engine's and relabel/'s objects (no process-wide
+# state; the shape cache computes with them).  The headers are listed so
+# that a change to them rebuilds.
 RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
                  shim/shim_process.c shim/shim_mpi.c shim/shim_sym.c \
                  shim/shim_routines.c shim/shim_real.c \
-                 shim/shim_grid_registry.c
-RACE_HDRS := $(wildcard config/*.h shim/*.h test_apps/lib/cs_test.h)
+                 shim/shim_grid_registry.c shim/shim_memory.c \
+                 shim/shim_fault.c shim/shim_plan_cache.c \
+                 shim/shim_digest.c shim/relabel/cache.c \
+                 shim/relabel/shape.c
+RACE_MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/%,$(LIB_OBJS))
+RACE_HDRS := $(wildcard config/*.h shim/*.h shim/relabel/*.h \
+                        test_apps/lib/cs_test.h)
 $(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS) \
-             test_apps/lib/cs_test.c
+             $(RACE_MOD_OBJS) test_apps/lib/cs_test.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (tsan)"
 	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g \
 	    -fsanitize=thread -o $@ $< test_apps/lib/cs_test.c \
-	    $(RACE_LIB_SRCS) $(SCALAPACK_LIBS) \
-	    -ldl -lpthread
+	    $(RACE_LIB_SRCS) $(RACE_MOD_OBJS) $(SCALAPACK_LIBS) \
+	    $(OMPFLAGS) -ldl -lpthread -lm
 
 -include $(TLIB_OBJS:.o=.d)
 

@@ -40,13 +40,16 @@ typedef struct {
                                      * ranks of [0, np) */
     const cs_eng_op_t *op;
     int np;                 /* processes of the call's context */
-    const int *node;        /* np nodes (any ids), NULL: not known */
+    const int *node;        /* the node of each rank, in [0, np); NULL:
+                             * not known */
     int64_t w_rank, w_node; /* COSTA_SHIM_RELABEL_COST_RANK, _NODE */
     int64_t posmat_max;     /* > 0: also the position volumes (posmat)
                              * when they take at most this many bytes */
+    int force;              /* 0: the shim's choice; CS_SHIM_RL_DENSE or
+                             * _KRON: that way only (tests) */
 } cs_shim_rl_shape_in_t;
 
-/* How the numbers were computed. */
+/* How the numbers were computed (and cs_shim_rl_shape_in_t.force). */
 typedef enum {
     CS_SHIM_RL_NONE = 0,  /* not computed */
     CS_SHIM_RL_DENSE = 1,
@@ -63,7 +66,6 @@ typedef struct {
                                        * plain, node-aware relabeling;
                                        * -1 when all ranks share a node
                                        * or nodes are not known */
-    int64_t claimed;        /* bytes claimed (the bound), for tests */
     int64_t *posmat;        /* pa x pb bytes from A's position a to B's
                              * position b (grid order), or NULL; the
                              * caller frees it */
