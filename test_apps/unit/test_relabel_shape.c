@@ -22,7 +22,10 @@
  *    the shim's way, CPU and wall seconds, claimed and peak heap bytes
  *    printed; the heap within the claim, and at 65,536 the claim under
  *    16 MiB (the target).  Time is bounded by the check
- *    (test_apps/checks/14_unit_relabel.sh), loosely.
+ *    (test_apps/checks/14_unit_relabel_shape.sh), loosely.
+ * 4. Apply mode at P = 65,536: a plan of issue 33's two grids read as
+ *    apply.c reads it (cs_rl_plan_parse): CPU seconds and heap printed,
+ *    the heap under 16 MiB.
  *
  * Usage: test_relabel_shape [scale]   the tests, "cs_test: OK" last
  *        test_relabel_shape --cost P RPN [dense|kron]
@@ -40,6 +43,7 @@
 #include "cs_heap_count.h" /* replaces malloc & co.: heap bytes counted */
 #include "cs_test.h"
 #include "engine/engine.h"
+#include "relabel/relabel.h"
 #include "shim/relabel/shape_int.h"
 
 static uint64_t rng_state = 0x5851F42D4C957F2DULL;
@@ -368,6 +372,49 @@ static void test_large(void)
     }
 }
 
+/* Apply mode's part at P = 65,536: the plan of issue 33's two grids
+ * (B relabeled to A's map) read as apply.c reads it, once per process,
+ * with cs_rl_plan_parse; its heap under 16 MiB. */
+static void test_apply(void)
+{
+    enum { G = 256, P = G * G };
+    FILE *f = tmpfile();
+    CS_TEST_ASSERT(f);
+    fprintf(f, "costa_shim_relabel_plan 3\ncommand issue 33\n"
+               "processes %d\nscope world\ngrids 2\ncomplete 1\n"
+               "bytes_app 2\nbytes_plan 1\n", P);
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "grid %d %dx%d %c", k, G, G, k ? 'C' : 'R');
+        for (int i = 0; i < P; i++) { /* row-major positions */
+            fprintf(f, " %d", k ? (i % G) * G + i / G : i);
+        }
+        fprintf(f, " ->");
+        for (int i = 0; i < P; i++) {
+            fprintf(f, " %d", i);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "end\n");
+    rewind(f);
+    cs_rl_plan_file_t plan;
+    char why[256] = "";
+    double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    mem_start();
+    cs_rl_status_t st = cs_rl_plan_parse(f, 256, &plan, why, sizeof(why));
+    mem_stop();
+    double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    fclose(f);
+    CS_TEST_EQ(st, CS_RL_OK);
+    CS_TEST_EQ(plan.ngrids, 2);
+    printf("P=%-6d apply: plan of 2 grids read cpu=%.3fs peak=%.2fMB "
+           "kept=%.2fMB\n",
+           P, cpu, 1e-6 * (double)mem_peak, 1e-6 * (double)mem_live);
+    CS_TEST_CHECK(mem_peak < ((int64_t)16 << 20),
+                  "apply: the plan's heap %lld bytes, target 16 MiB",
+                  (long long)mem_peak);
+    cs_rl_plan_file_free(&plan);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "--cost") == 0) {
@@ -388,5 +435,6 @@ int main(int argc, char **argv)
         one_random(c);
     }
     test_large();
+    test_apply();
     return cs_test_done();
 }
