@@ -10,6 +10,7 @@
  * sums of kept volumes (and of any two entries) never overflow.
  */
 #include "relabel/relabel.h"
+#include "relabel/relabel_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,58 +90,21 @@ static uint16_t *rl_row_sort(const int64_t *row, uint16_t *c, uint16_t *tmp,
     return c;
 }
 
-typedef struct {
-    const int64_t *vol;
-    int P;
-    const uint16_t *cols;   /* per row, sorted */
-    int64_t *ptr;           /* per row: next entry in cols */
-    int64_t *head;          /* per row: volume at ptr */
-    int *heap;
-    int nheap;
-} rl_heap_t;
-
-/* row a before row b: larger head volume, then smaller row */
-static inline int rl_before(const rl_heap_t *h, int a, int b)
-{
-    return h->head[a] > h->head[b] || (h->head[a] == h->head[b] && a < b);
-}
-
-static void rl_sift_down(rl_heap_t *h, int k)
-{
-    int x = h->heap[k];
-    for (;;) {
-        int c = 2 * k + 1;
-        if (c >= h->nheap) {
-            break;
-        }
-        if (c + 1 < h->nheap && rl_before(h, h->heap[c + 1], h->heap[c])) {
-            c++;
-        }
-        if (!rl_before(h, h->heap[c], x)) {
-            break;
-        }
-        h->heap[k] = h->heap[c];
-        k = c;
-    }
-    h->heap[k] = x;
-}
-
 /* Greedy on a checked matrix; perm_p gets the result. */
 static int rl_greedy(int P, const int64_t *vol, int *perm_p)
 {
     int64_t nnz = 0;
     int st = CS_RL_OK;
-    rl_heap_t h = {.vol = vol, .P = P};
     int64_t *rowptr = malloc(((size_t)P + 1) * sizeof(int64_t));
-    h.ptr = malloc((size_t)P * sizeof(int64_t));
-    h.head = malloc((size_t)P * sizeof(int64_t));
-    h.heap = malloc((size_t)P * sizeof(int));
+    int64_t *ptr = malloc((size_t)P * sizeof(int64_t)); /* next entry */
+    int64_t *head = malloc((size_t)P * sizeof(int64_t)); /* its volume */
+    cs_rl_heap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
     unsigned char *rowused = calloc((size_t)P, 1);
     int *perm = malloc((size_t)P * sizeof(int));
     uint16_t *tmp = malloc((size_t)P * sizeof(uint16_t));
     uint16_t *cols = NULL;
-    if (rowptr == NULL || h.ptr == NULL || h.head == NULL ||
-        h.heap == NULL || rowused == NULL || perm == NULL || tmp == NULL) {
+    if (rowptr == NULL || ptr == NULL || head == NULL || h.heap == NULL ||
+        rowused == NULL || perm == NULL || tmp == NULL) {
         st = CS_RL_ERR_NOMEM;
         goto out;
     }
@@ -159,7 +123,6 @@ static int rl_greedy(int P, const int64_t *vol, int *perm_p)
         st = CS_RL_ERR_NOMEM;
         goto out;
     }
-    h.cols = cols;
     for (int i = 0; i < P; i++) {
         const int64_t *row = vol + (int64_t)i * P;
         uint16_t *c = cols + rowptr[i];
@@ -173,62 +136,41 @@ static int rl_greedy(int P, const int64_t *vol, int *perm_p)
         if (sorted != c) {
             memcpy(c, sorted, (size_t)n * sizeof(uint16_t));
         }
-        h.ptr[i] = rowptr[i];
+        ptr[i] = rowptr[i];
         if (n > 0) {
-            h.head[i] = row[c[0]];
-            h.heap[h.nheap++] = i;
+            head[i] = row[c[0]];
+            h.heap[h.n++] = i;
         }
     }
-    for (int k = h.nheap / 2 - 1; k >= 0; k--) {
-        rl_sift_down(&h, k);
-    }
+    cs_rl_heap_make(&h);
     /* perm[j] == -1: position j still free */
     for (int j = 0; j < P; j++) {
         perm[j] = -1;
     }
     int matched = 0;
-    while (h.nheap > 0 && matched < P) {
+    while (h.n > 0 && matched < P) {
         int i = h.heap[0];
-        int j = cols[h.ptr[i]];
+        int j = cols[ptr[i]];
         if (perm[j] < 0) {
             perm[j] = i;
             rowused[i] = 1;
             matched++;
-            h.heap[0] = h.heap[--h.nheap];
+            cs_rl_heap_pop(&h);
+            continue;
+        }
+        int64_t k = ptr[i] + 1;
+        while (k < rowptr[i + 1] && perm[cols[k]] >= 0) {
+            k++;
+        }
+        if (k < rowptr[i + 1]) {
+            ptr[i] = k;
+            head[i] = vol[(int64_t)i * P + cols[k]];
+            cs_rl_heap_down(&h, 0);
         } else {
-            int64_t k = h.ptr[i] + 1;
-            while (k < rowptr[i + 1] && perm[cols[k]] >= 0) {
-                k++;
-            }
-            if (k < rowptr[i + 1]) {
-                h.ptr[i] = k;
-                h.head[i] = vol[(int64_t)i * P + cols[k]];
-            } else {
-                h.heap[0] = h.heap[--h.nheap];
-            }
-        }
-        if (h.nheap > 0) {
-            rl_sift_down(&h, 0);
+            cs_rl_heap_pop(&h);
         }
     }
-    /* Leftovers carry no volume: keep them where they are if possible,
-     * so that an unneeded relabeling stays the identity. */
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0 && !rowused[j]) {
-            perm[j] = j;
-            rowused[j] = 1;
-        }
-    }
-    int i = 0;
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0) {
-            while (rowused[i]) {
-                i++;
-            }
-            perm[j] = i;
-            rowused[i] = 1;
-        }
-    }
+    cs_rl_fill_free(P, perm, rowused);
     memcpy(perm_p, perm, (size_t)P * sizeof(int));
 out:
     free(cols);
@@ -236,8 +178,8 @@ out:
     free(perm);
     free(rowused);
     free(h.heap);
-    free(h.head);
-    free(h.ptr);
+    free(head);
+    free(ptr);
     free(rowptr);
     return st;
 }

@@ -450,30 +450,24 @@ static int top_of(const int64_t *w1, const int *k1, int64_t n1,
     return n;
 }
 
-int cs_rl_kx_row_top(const cs_rl_kx_t *kx, int i, int cap,
-                     cs_rl_cand_t *scratch, int *pos_p)
+int cs_rl_kx_top(const cs_rl_kx_t *kx, int k, int by_col, int cap,
+                 cs_rl_cand_t *scratch, int *out)
 {
-    int x = kx->ax[i], y = kx->ay[i];
+    const cs_rl_fac_t *r = &kx->r, *c = &kx->c;
+    int x = by_col ? kx->bu[k] : kx->ax[k];
+    int y = by_col ? kx->bv[k] : kx->ay[k];
     if (x < 0) {
         return 0;
     }
-    const cs_rl_fac_t *r = &kx->r, *c = &kx->c;
-    int64_t r0 = r->rfirst[x], c0 = c->rfirst[y];
-    return top_of(r->sw + r0, r->sb + r0, r->rfirst[x + 1] - r0, c->sw + c0,
-                  c->sb + c0, c->rfirst[y + 1] - c0, c->nb, kx->cellq,
-                  kx->scale, cap, scratch, pos_p);
-}
-
-int cs_rl_kx_col_top(const cs_rl_kx_t *kx, int j, int cap,
-                     cs_rl_cand_t *scratch, int *proc_p)
-{
-    int u = kx->bu[j], v = kx->bv[j];
-    if (u < 0) {
-        return 0;
-    }
-    const cs_rl_fac_t *r = &kx->r, *c = &kx->c;
-    int64_t r0 = r->cfirst[u], c0 = c->cfirst[v];
-    return top_of(r->sc + r0, r->sa + r0, r->cfirst[u + 1] - r0, c->sc + c0,
-                  c->sa + c0, c->cfirst[v + 1] - c0, c->na, kx->cellp,
-                  kx->scale, cap, scratch, proc_p);
+    /* a row: the rows of R and C sorted by weight, cells of B; a column:
+     * their columns, cells of A */
+    const int64_t *first_r = by_col ? r->cfirst : r->rfirst;
+    const int64_t *first_c = by_col ? c->cfirst : c->rfirst;
+    int64_t r0 = first_r[x], c0 = first_c[y];
+    return top_of(by_col ? r->sc + r0 : r->sw + r0,
+                  by_col ? r->sa + r0 : r->sb + r0, first_r[x + 1] - r0,
+                  by_col ? c->sc + c0 : c->sw + c0,
+                  by_col ? c->sa + c0 : c->sb + c0, first_c[y + 1] - c0,
+                  by_col ? c->na : c->nb, by_col ? kx->cellp : kx->cellq,
+                  kx->scale, cap, scratch, out);
 }

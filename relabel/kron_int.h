@@ -6,6 +6,7 @@
 #ifndef CS_RELABEL_KRON_INT_H
 #define CS_RELABEL_KRON_INT_H
 
+#include "relabel/relabel_int.h"
 #include "relabel/relabel_kron.h"
 
 /* Factor tables with at most this many cells are also held dense. */
@@ -75,8 +76,10 @@ static inline int64_t cs_rl_kx_vol(const cs_rl_kx_t *kx, int i, int j)
 }
 
 /*
- * The k (<= cap) largest entries of row i (largest first; ties: smaller
- * position first) into pos_p[], their count returned.  scratch: room for
+ * The k (<= cap) largest entries of row k of the matrix (by_col 0: the
+ * positions process k sends most to) or of its column k (by_col 1: the
+ * processes holding most for position k), largest first, ties: smaller
+ * index first, into out[]; their count returned.  scratch: room for
  * cs_rl_kx_top_scratch(cap) entries.
  */
 typedef struct {
@@ -84,12 +87,8 @@ typedef struct {
     int j;
 } cs_rl_cand_t;
 int cs_rl_kx_top_scratch(int cap);
-int cs_rl_kx_row_top(const cs_rl_kx_t *kx, int i, int cap,
-                     cs_rl_cand_t *scratch, int *pos_p);
-
-/* The largest entries of column j alike (processes). */
-int cs_rl_kx_col_top(const cs_rl_kx_t *kx, int j, int cap,
-                     cs_rl_cand_t *scratch, int *proc_p);
+int cs_rl_kx_top(const cs_rl_kx_t *kx, int k, int by_col, int cap,
+                 cs_rl_cand_t *scratch, int *out);
 
 /* ------------------------------------------------------------ search */
 
@@ -119,10 +118,6 @@ cs_rl_status_t cs_rl_kx_swaps(int P, const cs_rl_obj_t *obj,
  * (malloc'ed). */
 cs_rl_status_t cs_rl_kx_candidates(const cs_rl_kx_t *kx, int **cand_p);
 
-/* Complete a partial assignment (perm[j] < 0: free; used[k]: process k
- * plays a position): free positions to free processes, each to itself
- * where both are free, the rest in increasing order. */
-void cs_rl_fill_free(int P, int *perm, unsigned char *used);
 
 /* ------------------------------------------------------------ nodes */
 

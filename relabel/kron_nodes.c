@@ -246,39 +246,6 @@ cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
 /* Node candidates per position (the nodes of its largest holders). */
 #define NODE_CAND 4
 
-/* Heap of positions by the bytes their next candidate node holds for
- * them (larger first, ties: smaller position). */
-typedef struct {
-    int *heap;
-    int n;
-    const int64_t *head;
-} qheap_t;
-
-static int qh_before(const qheap_t *h, int a, int b)
-{
-    return h->head[a] > h->head[b] || (h->head[a] == h->head[b] && a < b);
-}
-
-static void qh_down(qheap_t *h, int k)
-{
-    int x = h->heap[k];
-    for (;;) {
-        int c = 2 * k + 1;
-        if (c >= h->n) {
-            break;
-        }
-        if (c + 1 < h->n && qh_before(h, h->heap[c + 1], h->heap[c])) {
-            c++;
-        }
-        if (!qh_before(h, h->heap[c], x)) {
-            break;
-        }
-        h->heap[k] = h->heap[c];
-        k = c;
-    }
-    h->heap[k] = x;
-}
-
 /* Each position's candidate nodes, distinct, by decreasing NV (ties:
  * smaller node); -1 pads. */
 static cs_rl_status_t node_candidates(const parts_t *pt, int *cn)
@@ -293,7 +260,7 @@ static cs_rl_status_t node_candidates(const parts_t *pt, int *cn)
         int top[CS_RL_KRON_CAND];
         int64_t val[NODE_CAND];
         int *c = cn + (int64_t)j * NODE_CAND, nc = 0;
-        int nt = cs_rl_kx_col_top(kx, j, K, s, top);
+        int nt = cs_rl_kx_top(kx, j, 1, K, s, top);
         for (int t = 0; t < nt && nc < NODE_CAND; t++) {
             int n = pt->node[top[t]], dup = 0;
             for (int q = 0; q < nc; q++) {
@@ -336,7 +303,7 @@ static cs_rl_status_t level_nodes(const parts_t *pt,
     int *next = calloc((size_t)P, sizeof(*next));
     int64_t *head = malloc((size_t)P * sizeof(*head));
     int *room = malloc((size_t)nl->nnodes * sizeof(*room));
-    qheap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
+    cs_rl_heap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
     cs_rl_status_t st = cn && next && head && room && h.heap
                             ? node_candidates(pt, cn)
                             : CS_RL_ERR_NOMEM;
@@ -351,30 +318,26 @@ static cs_rl_status_t level_nodes(const parts_t *pt,
                 h.heap[h.n++] = j;
             }
         }
-        for (int k = h.n / 2 - 1; k >= 0; k--) {
-            qh_down(&h, k);
-        }
+        cs_rl_heap_make(&h);
         while (h.n > 0) {
             int j = h.heap[0];
             const int *c = cn + (int64_t)j * NODE_CAND;
             if (room[c[next[j]]] > 0) {
                 where[j] = c[next[j]];
                 room[where[j]]--;
-                h.heap[0] = h.heap[--h.n];
-            } else {
-                int t = next[j] + 1;
-                while (t < NODE_CAND && c[t] >= 0 && room[c[t]] == 0) {
-                    t++;
-                }
-                if (t < NODE_CAND && c[t] >= 0) {
-                    next[j] = t;
-                    head[j] = node_vol(pt, c[t], j);
-                } else {
-                    h.heap[0] = h.heap[--h.n];
-                }
+                cs_rl_heap_pop(&h);
+                continue;
             }
-            if (h.n > 0) {
-                qh_down(&h, 0);
+            int t = next[j] + 1;
+            while (t < NODE_CAND && c[t] >= 0 && room[c[t]] == 0) {
+                t++;
+            }
+            if (t < NODE_CAND && c[t] >= 0) {
+                next[j] = t;
+                head[j] = node_vol(pt, c[t], j);
+                cs_rl_heap_down(&h, 0);
+            } else {
+                cs_rl_heap_pop(&h);
             }
         }
         int free_n = 0;
@@ -526,12 +489,14 @@ static cs_rl_status_t node_swaps(const parts_t *pt, const cs_rl_machine_t *m,
 }
 
 cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
-                                      const cs_rl_machine_t *m, int *perm_p,
+                                      const cs_rl_machine_t *m,
+                                      const int *plain, int *perm_p,
                                       cs_rl_kron_info_t *info_p)
 {
     int P = kx->P;
     int64_t top;
-    if (!cs_rl_machine_fits(m, P)) {
+    if (!cs_rl_machine_fits(m, P) ||
+        (plain && !cs_rl_perm_check(P, plain))) {
         return CS_RL_ERR_INVALID;
     }
     if (__builtin_mul_overflow(m->w_node, kx->total, &top)) {
@@ -542,9 +507,14 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
     cs_rl_node_lists_t nl;
     memset(&nl, 0, sizeof(nl));
     parts_t pt;
-    cs_rl_kron_info_t in, pin;
-    cs_rl_status_t st = best && two ? cs_rl_kron_solve(kx, best, &pin)
-                                    : CS_RL_ERR_NOMEM;
+    cs_rl_kron_info_t in, pin = {.method = CS_RL_KRON_PLAIN};
+    cs_rl_status_t st = best && two ? CS_RL_OK : CS_RL_ERR_NOMEM;
+    if (st == CS_RL_OK && plain) {
+        memcpy(best, plain, (size_t)P * sizeof(*best));
+        pin.kept = cs_rl_kron_kept(kx, best);
+    } else if (st == CS_RL_OK) {
+        st = cs_rl_kron_solve(kx, best, &pin);
+    }
     if (st == CS_RL_OK) {
         st = parts_build(kx, m, &pt);
     }

@@ -12,28 +12,6 @@
 
 #include "relabel/kron_int.h"
 
-void cs_rl_fill_free(int P, int *perm, unsigned char *used)
-{
-    /* leftovers carry no volume: keep them where they are if possible,
-     * so that an unneeded relabeling stays the identity */
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0 && !used[j]) {
-            perm[j] = j;
-            used[j] = 1;
-        }
-    }
-    int i = 0;
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0) {
-            while (used[i]) {
-                i++;
-            }
-            perm[j] = i;
-            used[i] = 1;
-        }
-    }
-}
-
 cs_rl_status_t cs_rl_kx_candidates(const cs_rl_kx_t *kx, int **cand_p)
 {
     int P = kx->P, K = CS_RL_KRON_CAND;
@@ -46,7 +24,7 @@ cs_rl_status_t cs_rl_kx_candidates(const cs_rl_kx_t *kx, int **cand_p)
     }
     for (int i = 0; i < P; i++) {
         int *c = cand + (int64_t)i * K;
-        int n = cs_rl_kx_row_top(kx, i, K, s, c);
+        int n = cs_rl_kx_top(kx, i, 0, K, s, c);
         for (int t = n; t < K; t++) {
             c[t] = -1;
         }
@@ -186,39 +164,6 @@ static cs_rl_status_t product(const cs_rl_kx_t *kx, int *perm)
     return st;
 }
 
-/* Heap of processes by the value of their next candidate (larger first,
- * ties: smaller process). */
-typedef struct {
-    int *heap;
-    int n;
-    const int64_t *head;
-} pheap_t;
-
-static int ph_before(const pheap_t *h, int a, int b)
-{
-    return h->head[a] > h->head[b] || (h->head[a] == h->head[b] && a < b);
-}
-
-static void ph_down(pheap_t *h, int k)
-{
-    int x = h->heap[k];
-    for (;;) {
-        int c = 2 * k + 1;
-        if (c >= h->n) {
-            break;
-        }
-        if (c + 1 < h->n && ph_before(h, h->heap[c + 1], h->heap[c])) {
-            c++;
-        }
-        if (!ph_before(h, h->heap[c], x)) {
-            break;
-        }
-        h->heap[k] = h->heap[c];
-        k = c;
-    }
-    h->heap[k] = x;
-}
-
 /*
  * The paper's greedy restricted to each process's candidates: entries in
  * decreasing order (a heap of processes keyed by their best candidate
@@ -232,7 +177,7 @@ static cs_rl_status_t greedy(const cs_rl_kx_t *kx, const int *cand,
     int64_t *head = malloc((size_t)P * sizeof(*head));
     int *next = calloc((size_t)P, sizeof(*next));
     unsigned char *used = calloc((size_t)P, 1);
-    pheap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
+    cs_rl_heap_t h = {malloc((size_t)P * sizeof(int)), 0, head};
     if (!head || !next || !used || !h.heap) {
         free(head);
         free(next);
@@ -249,30 +194,26 @@ static cs_rl_status_t greedy(const cs_rl_kx_t *kx, const int *cand,
             h.heap[h.n++] = i;
         }
     }
-    for (int k = h.n / 2 - 1; k >= 0; k--) {
-        ph_down(&h, k);
-    }
+    cs_rl_heap_make(&h);
     while (h.n > 0) {
         int i = h.heap[0];
         const int *c = cand + (int64_t)i * K;
         if (perm[c[next[i]]] < 0) {
             perm[c[next[i]]] = i;
             used[i] = 1;
-            h.heap[0] = h.heap[--h.n];
-        } else {
-            int t = next[i] + 1;
-            while (t < K && c[t] >= 0 && perm[c[t]] >= 0) {
-                t++;
-            }
-            if (t < K && c[t] >= 0) {
-                next[i] = t;
-                head[i] = cs_rl_kx_vol(kx, i, c[t]);
-            } else {
-                h.heap[0] = h.heap[--h.n];
-            }
+            cs_rl_heap_pop(&h);
+            continue;
         }
-        if (h.n > 0) {
-            ph_down(&h, 0);
+        int t = next[i] + 1;
+        while (t < K && c[t] >= 0 && perm[c[t]] >= 0) {
+            t++;
+        }
+        if (t < K && c[t] >= 0) {
+            next[i] = t;
+            head[i] = cs_rl_kx_vol(kx, i, c[t]);
+            cs_rl_heap_down(&h, 0);
+        } else {
+            cs_rl_heap_pop(&h);
         }
     }
     cs_rl_fill_free(P, perm, used);

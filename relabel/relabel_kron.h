@@ -115,7 +115,9 @@ typedef enum {
     CS_RL_KRON_GREEDY = 2,   /* greedy on the largest entries (+ swaps) */
     CS_RL_KRON_TWO_LEVEL = 3, /* node-aware: positions to nodes, then to
                                * processes (+ swaps) */
-    CS_RL_KRON_SWAPS = 4      /* the identity improved by swaps */
+    CS_RL_KRON_SWAPS = 4,     /* the identity improved by swaps */
+    CS_RL_KRON_PLAIN = 5      /* node-aware: the plain relabeling the
+                               * caller gave (+ swaps) */
 } cs_rl_kron_method_t;
 
 /* What a solver did.  Volumes in bytes (kept), costs as relabel_nodes.h. */
@@ -170,27 +172,23 @@ cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
  * to a node holding much of its data, greedy within the nodes' sizes;
  * then inside each node the exact assignment, nodes of at most
  * CS_RL_EXACT_MAX_P processes), improved by swaps under the weighted
- * cost.  Never costs more than the identity or cs_rl_kron_solve().
- * perm_p: P ints, written on success; info_p may be NULL.  Returns
- * CS_RL_OK, CS_RL_ERR_INVALID (m does not fit), CS_RL_ERR_LIMIT
- * (weighted costs overflow), CS_RL_ERR_NOMEM.  Local, deterministic.
+ * cost.  Never costs more than the identity or the plain relabeling.
+ * plain: cs_rl_kron_solve()'s result if the caller has it (P ints,
+ * borrowed), else NULL to compute it here.  perm_p: P ints, written on
+ * success; info_p may be NULL.  Returns CS_RL_OK, CS_RL_ERR_INVALID (m
+ * does not fit, plain not a permutation), CS_RL_ERR_LIMIT (weighted
+ * costs overflow), CS_RL_ERR_NOMEM.  Local, deterministic.
  */
 cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
-                                      const cs_rl_machine_t *m, int *perm_p,
+                                      const cs_rl_machine_t *m,
+                                      const int *plain, int *perm_p,
                                       cs_rl_kron_info_t *info_p);
 
-/* What one process sends, receives and keeps under a relabeling. */
-typedef struct {
-    int64_t kept;
-    int64_t sent_node, recv_node; /* with other processes of its node */
-    int64_t sent_net, recv_net;   /* with processes of other nodes */
-    int32_t msgs_node, msgs_net;  /* messages sent plus received */
-} cs_rl_flow_t;
-
 /*
- * Per process p (the one playing position j = inverse of perm): flow_p[p]
- * as above, messages counting the nonzero entries.  O(P x processes per
- * node) lookups.  Returns CS_RL_OK, CS_RL_ERR_INVALID, CS_RL_ERR_NOMEM.
+ * What every process keeps, sends and receives under perm (NULL: the
+ * identity) on machine m: cs_rl_sparse_flows() of the whole matrix, in
+ * O(P x min(processes per node, entries per row)) lookups.  Returns
+ * CS_RL_OK, CS_RL_ERR_INVALID, CS_RL_ERR_NOMEM.
  */
 cs_rl_status_t cs_rl_kron_flows(const cs_rl_kx_t *kx,
                                 const cs_rl_machine_t *m, const int *perm,

@@ -98,6 +98,24 @@ typedef struct {
 cs_rl_status_t cs_rl_split(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
                            const int *perm, cs_rl_split_t *split_p);
 
+/* What one process keeps, sends and receives under a relabeling, for a
+ * machine model (the bytes of the position it plays that it holds
+ * itself are kept). */
+typedef struct {
+    int64_t kept;
+    int64_t sent_node, recv_node; /* with other processes of its node */
+    int64_t sent_net, recv_net;   /* with processes of other nodes */
+    int32_t msgs_node, msgs_net;  /* messages (nonzero entries) sent plus
+                                   * received */
+} cs_rl_flow_t;
+
+/* flow_p[k] for every process k under perm (NULL: the identity) of
+ * matrix v (finished) on machine m.  Returns CS_RL_OK or
+ * CS_RL_ERR_INVALID (as cs_rl_split).  O(P + nnz).  Local. */
+cs_rl_status_t cs_rl_sparse_flows(const cs_rl_sparse_t *v,
+                                  const cs_rl_machine_t *m, const int *perm,
+                                  cs_rl_flow_t *flow_p);
+
 /* ------------------------------------------------------------ solvers */
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "relabel/relabel_int.h"
 #include "relabel/relabel_nodes.h"
 
 cs_rl_status_t cs_rl_sparse_init(cs_rl_sparse_t *v, int P)
@@ -185,6 +186,37 @@ cs_rl_status_t cs_rl_split(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
     return CS_RL_OK;
 }
 
+cs_rl_status_t cs_rl_sparse_flows(const cs_rl_sparse_t *v,
+                                  const cs_rl_machine_t *m, const int *perm,
+                                  cs_rl_flow_t *flow_p)
+{
+    cs_rl_split_t check;
+    cs_rl_status_t st = cs_rl_split(v, m, perm, &check);
+    if (st != CS_RL_OK) {
+        return st;
+    }
+    cs_rl_flow_t *fl = flow_p;
+    memset(fl, 0, (size_t)v->P * sizeof(*fl));
+    for (int64_t e = 0; e < v->nnz; e++) {
+        int i = v->src[e], k = perm ? perm[v->dst[e]] : v->dst[e];
+        int64_t b = v->bytes[e];
+        if (k == i) {
+            fl[i].kept += b;
+        } else if (m->node[k] == m->node[i]) {
+            fl[i].sent_node += b;
+            fl[k].recv_node += b;
+            fl[i].msgs_node++;
+            fl[k].msgs_node++;
+        } else {
+            fl[i].sent_net += b;
+            fl[k].recv_net += b;
+            fl[i].msgs_net++;
+            fl[k].msgs_net++;
+        }
+    }
+    return CS_RL_OK;
+}
+
 /* Bytes kept on their process by perm (NULL: identity). */
 static int64_t kept(const cs_rl_sparse_t *v, const int *perm)
 {
@@ -202,7 +234,7 @@ static cs_rl_status_t greedy(const cs_rl_sparse_t *v, int *perm)
 {
     int P = v->P;
     entry_t *idx = sorted(v, by_bytes);
-    char *used = calloc((size_t)P, 1);
+    unsigned char *used = calloc((size_t)P, 1);
     if (!idx || !used) {
         free(idx);
         free(used);
@@ -218,23 +250,7 @@ static cs_rl_status_t greedy(const cs_rl_sparse_t *v, int *perm)
             used[i] = 1;
         }
     }
-    /* the rest: on themselves where both are free, then in order */
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0 && !used[j]) {
-            perm[j] = j;
-            used[j] = 1;
-        }
-    }
-    int next = 0;
-    for (int j = 0; j < P; j++) {
-        if (perm[j] < 0) {
-            while (used[next]) {
-                next++;
-            }
-            perm[j] = next;
-            used[next] = 1;
-        }
-    }
+    cs_rl_fill_free(P, perm, used);
     free(idx);
     free(used);
     return CS_RL_OK;

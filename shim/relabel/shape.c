@@ -390,7 +390,7 @@ static cs_status_t kron_nodes(const cs_shim_rl_shape_in_t *in,
     cs_rl_split_t a, p, n;
     if (cs_rl_kron_split(kx, &m, NULL, &a) == CS_RL_OK &&
         cs_rl_kron_split(kx, &m, perm, &p) == CS_RL_OK &&
-        cs_rl_kron_solve_nodes(kx, &m, pn, NULL) == CS_RL_OK &&
+        cs_rl_kron_solve_nodes(kx, &m, perm, pn, NULL) == CS_RL_OK &&
         cs_rl_kron_split(kx, &m, pn, &n) == CS_RL_OK) {
         s->net = a.across;
         s->net_plain = p.across;

@@ -115,28 +115,11 @@ static double predict_flows(const cs_rl_flow_t *fl, const cs_rl_machine_t *m,
 static double predict(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
                       const int *perm, const model_t *md)
 {
-    cs_rl_flow_t *fl = calloc((size_t)v->P, sizeof(*fl));
-    if (!fl) {
-        return -1.0;
+    cs_rl_flow_t *fl = malloc((size_t)v->P * sizeof(*fl));
+    double t = -1.0;
+    if (fl && cs_rl_sparse_flows(v, m, perm, fl) == CS_RL_OK) {
+        t = predict_flows(fl, m, md);
     }
-    for (int64_t e = 0; e < v->nnz; e++) {
-        int i = v->src[e], k = perm ? perm[v->dst[e]] : v->dst[e];
-        int64_t b = v->bytes[e];
-        if (k == i) {
-            fl[i].kept += b;
-        } else if (m->node[k] == m->node[i]) {
-            fl[i].sent_node += b;
-            fl[k].recv_node += b;
-            fl[i].msgs_node++;
-            fl[k].msgs_node++;
-        } else {
-            fl[i].sent_net += b;
-            fl[k].recv_net += b;
-            fl[i].msgs_net++;
-            fl[k].msgs_net++;
-        }
-    }
-    double t = predict_flows(fl, m, md);
     free(fl);
     return t;
 }
@@ -309,7 +292,7 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
     tm_stop(&t_plain);
     if (st == CS_RL_OK) {
         tm_start(&t_node);
-        st = cs_rl_kron_solve_nodes(kx, mach, pnode, &in);
+        st = cs_rl_kron_solve_nodes(kx, mach, pplain, pnode, &in);
         tm_stop(&t_node);
     }
     cs_rl_split_t sid, spl, snd;
@@ -328,7 +311,8 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
         return 1;
     }
     static const char *const how[] = {"identity", "product", "greedy",
-                                      "two-level", "identity+swaps"};
+                                      "two-level", "identity+swaps",
+                                      "plain"};
     print_row("identity", &sid, total, predict_kron(kx, mach, NULL, md),
               NULL);
     print_row("plain", &spl, total, predict_kron(kx, mach, pplain, md),

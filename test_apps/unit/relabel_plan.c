@@ -192,7 +192,8 @@ static int run_dense(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
 
 /* Names of cs_rl_kron_method_t. */
 static const char *const kron_method[] = {"identity", "product", "greedy",
-                                          "two-level", "identity+swaps"};
+                                          "two-level", "identity+swaps",
+                                      "plain"};
 
 /* The volume's factors and cs_rl_kron_solve (large P, or --kron); with
  * --kron at small P the exact solver too, for comparison. */

@@ -15,12 +15,14 @@
  *    (grid shapes equal and not, block sizes, offsets, grid orders):
  *    it returns a permutation, keeps its reported bytes, never more than
  *    the optimum and never less than the identity; the worst and median
- *    ratio of crossing bytes to the optimum's are printed and the worst
- *    is bounded (docs/relabel.md quotes them).
+ *    ratio of crossing bytes to the optimum's are printed, the worst is
+ *    bounded and the median must be 1 (docs/relabel.md quotes them);
+ *    where the grids have one shape it keeps at least the best product
+ *    relabeling (exact assignments on the factors, done here apart).
  * 3. The split (kept, inside nodes, across) and the per-process flows of
  *    random relabelings on random machines (consecutive ranks per node
- *    or random nodes) against cs_rl_split() and a count over the
- *    entries.
+ *    or random nodes) against cs_rl_split() and cs_rl_sparse_flows(),
+ *    which count over the entries of the whole matrix.
  * 4. The node-aware solver against the exact node-aware one
  *    (cs_rl_solve_nodes) over a sweep alike, random machines and
  *    weights: a permutation, never costing less than the optimum nor
@@ -291,6 +293,30 @@ static int64_t kept_dense(int P, const int64_t *vol, const int *perm)
     return k;
 }
 
+/* The best assignment's kept entries of one square factor, by the exact
+ * solver on its dense table (-1 if it is not square). */
+static int64_t factor_best(const cs_eng_factor_t *fa)
+{
+    if (fa->na != fa->nb) {
+        return -1;
+    }
+    int n = fa->na;
+    int64_t *d = calloc((size_t)n * (size_t)n, sizeof(int64_t));
+    int *sg = malloc((size_t)n * sizeof(int));
+    CS_TEST_ASSERT(d && sg);
+    for (int64_t k = 0; k < fa->n; k++) {
+        d[(int64_t)fa->pa[k] * n + fa->pb[k]] = fa->count[k];
+    }
+    CS_TEST_EQ(cs_rl_solve_exact(n, d, sg), CS_RL_OK);
+    int64_t kept = 0;
+    for (int u = 0; u < n; u++) {
+        kept += d[(int64_t)sg[u] * n + u];
+    }
+    free(d);
+    free(sg);
+    return kept;
+}
+
 /*
  * Case c of a sweep: grids of at most 256 processes (1024 every tenth
  * case), of the same shape half the time; 50-400 rows and columns per
@@ -331,12 +357,48 @@ static int sweep_case(int c, lay_t *a, lay_t *b, cs_eng_op_t *op)
  * (docs/relabel.md gives what it measures). */
 #define KRON_WORST_RATIO 1.10
 
+/* The ratios a sweep met. */
+typedef struct {
+    double *ratio;
+    int n;
+    int64_t nopt;
+} ratios_t;
+
+static void ratios_init(ratios_t *r, int ncase)
+{
+    r->ratio = malloc((size_t)ncase * sizeof(double));
+    CS_TEST_ASSERT(r->ratio);
+    r->n = 0;
+    r->nopt = 0;
+}
+
+/* Record got against the optimum opt (crossing bytes or costs); returns
+ * the ratio. */
+static double ratios_add(ratios_t *r, int64_t got, int64_t opt)
+{
+    double x = opt > 0 ? (double)got / (double)opt : (got == opt ? 1.0 : 1e9);
+    r->ratio[r->n++] = x;
+    r->nopt += got == opt;
+    return x;
+}
+
+/* Print the summary line; returns the median. */
+static double ratios_done(ratios_t *r, const char *what, const char *of)
+{
+    qsort(r->ratio, (size_t)r->n, sizeof(double), cmp_double);
+    double med = r->ratio[r->n / 2];
+    printf("%s sweep: %d cases P <= 1024, optimal in %" PRId64 ", %s / "
+           "optimum: median %.4f, worst %.4f\n",
+           what, r->n, r->nopt, of, med, r->ratio[r->n - 1]);
+    free(r->ratio);
+    return med;
+}
+
 static void test_sweep(int scale)
 {
-    int ncase = 120 * scale, n = 0;
-    double *ratio = malloc((size_t)ncase * sizeof(double));
-    CS_TEST_ASSERT(ratio);
-    int64_t nopt = 0;
+    int ncase = 120 * scale;
+    ratios_t rs;
+    ratios_init(&rs, ncase);
     for (int c = 0; c < ncase; c++) {
         /* half the cases on grids of the same shape, big ones too */
         lay_t a, b;
@@ -357,17 +419,18 @@ static void test_sweep(int scale)
         int64_t total = cs_rl_kron_total(kx), ke = kept_dense(P, vol, pe),
                 kk = kept_dense(P, vol, pk), kid = cs_rl_kron_kept(kx, NULL);
         CS_TEST_EQ(kk, in.kept);
+        /* grids of one shape: at least the best product relabeling */
+        int64_t br = factor_best(&f.rows), bc = factor_best(&f.cols);
+        CS_TEST_CHECK(br < 0 || bc < 0 || kk >= br * bc * f.esize,
+                      "case %d: kept %" PRId64 " < best product %" PRId64,
+                      c, kk, br * bc * f.esize);
         CS_TEST_EQ(kk, cs_rl_kron_kept(kx, pk));
         CS_TEST_ASSERT(kk <= ke && kk >= kid && in.start_kept <= kk);
-        ratio[n] = total - ke > 0 ? (double)(total - kk) / (double)(total - ke)
-                                  : (kk == ke ? 1.0 : 1e9);
-        nopt += kk == ke;
-        CS_TEST_CHECK(ratio[n] <= KRON_WORST_RATIO,
+        double x = ratios_add(&rs, total - kk, total - ke);
+        CS_TEST_CHECK(x <= KRON_WORST_RATIO,
                       "case %d: %dx%d:%" PRId64 "x%" PRId64 " -> %dx%d:%"
                       PRId64 "x%" PRId64 ", crossing %.4f x the optimum",
-                      c, a.np, a.nq, a.mb, a.nb, b.np, b.nq, b.mb, b.nb,
-                      ratio[n]);
-        n++;
+                      c, a.np, a.nq, a.mb, a.nb, b.np, b.nq, b.mb, b.nb, x);
         cs_rl_kron_destroy(kx);
         cs_eng_factors_free(&f);
         free(vol);
@@ -376,11 +439,9 @@ static void test_sweep(int scale)
         free(a.grid);
         free(b.grid);
     }
-    qsort(ratio, (size_t)n, sizeof(double), cmp_double);
-    printf("plain sweep: %d cases P <= 1024, optimal in %" PRId64
-           ", crossing / optimum: median %.4f, worst %.4f\n",
-           n, nopt, ratio[n / 2], ratio[n - 1]);
-    free(ratio);
+    double med = ratios_done(&rs, "plain", "crossing");
+    CS_TEST_CHECK(med == 1.0, "median %.4f: optimal in fewer than half "
+                  "the cases", med);
 }
 
 /* ------------------------------------------------------------ 3 */
@@ -400,31 +461,6 @@ static int *random_nodes(int P, int *nnodes_p, int *rpn_p)
     *nnodes_p = nn;
     *rpn_p = random ? -rpn : rpn;
     return node;
-}
-
-/* The flows of perm counted on the sparse matrix, as relabel_model's
- * predict did before the factors. */
-static void flows_direct(const cs_rl_sparse_t *v, const int *node,
-                         const int *perm, cs_rl_flow_t *fl)
-{
-    memset(fl, 0, (size_t)v->P * sizeof(*fl));
-    for (int64_t e = 0; e < v->nnz; e++) {
-        int i = v->src[e], k = perm[v->dst[e]];
-        int64_t b = v->bytes[e];
-        if (k == i) {
-            fl[i].kept += b;
-        } else if (node[k] == node[i]) {
-            fl[i].sent_node += b;
-            fl[k].recv_node += b;
-            fl[i].msgs_node++;
-            fl[k].msgs_node++;
-        } else {
-            fl[i].sent_net += b;
-            fl[k].recv_net += b;
-            fl[i].msgs_net++;
-            fl[k].msgs_net++;
-        }
-    }
 }
 
 static void test_split_flows(int scale)
@@ -473,7 +509,7 @@ static void test_split_flows(int scale)
                       (long long)s2.in_node, (long long)s2.across,
                       (long long)s1.kept, (long long)s1.in_node,
                       (long long)s1.across);
-        flows_direct(&v, node, perm, f1);
+        CS_TEST_EQ(cs_rl_sparse_flows(&v, &m, perm, f1), CS_RL_OK);
         CS_TEST_EQ(cs_rl_kron_flows(kx, &m, perm, f2), CS_RL_OK);
         CS_TEST_CHECK(memcmp(f1, f2, (size_t)P * sizeof(*f1)) == 0,
                       "case %d (%d per node): flows differ", c, rpn);
@@ -494,10 +530,9 @@ static void test_split_flows(int scale)
 
 static void test_nodes_sweep(int scale)
 {
-    int ncase = 60 * scale, n = 0;
-    double *ratio = malloc((size_t)ncase * sizeof(double));
-    CS_TEST_ASSERT(ratio);
-    int64_t nopt = 0;
+    int ncase = 60 * scale;
+    ratios_t rs;
+    ratios_init(&rs, ncase);
     for (int c = 0; c < ncase; c++) {
         lay_t a, b;
         cs_eng_op_t op;
@@ -518,8 +553,14 @@ static void test_nodes_sweep(int scale)
         CS_TEST_ASSERT(pe && pk && pp);
         CS_TEST_EQ(cs_rl_solve_nodes(&v, &m, 1, pe, NULL), CS_RL_OK);
         cs_rl_kron_info_t in;
-        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, pk, &in), CS_RL_OK);
         CS_TEST_EQ(cs_rl_kron_solve(kx, pp, NULL), CS_RL_OK);
+        /* with the plain result given or not: the same relabeling */
+        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, NULL, pk, &in), CS_RL_OK);
+        int *pq = malloc((size_t)P * sizeof(int));
+        CS_TEST_ASSERT(pq);
+        CS_TEST_EQ(cs_rl_kron_solve_nodes(kx, &m, pp, pq, NULL), CS_RL_OK);
+        CS_TEST_ASSERT(memcmp(pk, pq, (size_t)P * sizeof(int)) == 0);
+        free(pq);
         CS_TEST_ASSERT(cs_rl_perm_check(P, pk));
         cs_rl_split_t se, sk, sp, sid;
         CS_TEST_EQ(cs_rl_split(&v, &m, pe, &se), CS_RL_OK);
@@ -529,16 +570,13 @@ static void test_nodes_sweep(int scale)
         CS_TEST_EQ(sk.cost, in.cost);
         CS_TEST_ASSERT(sk.cost >= se.cost && sk.cost <= sid.cost &&
                        sk.cost <= sp.cost && in.cost <= in.start_cost);
-        ratio[n] = se.cost > 0 ? (double)sk.cost / (double)se.cost
-                               : (sk.cost == 0 ? 1.0 : 1e9);
-        nopt += sk.cost == se.cost;
-        CS_TEST_CHECK(ratio[n] <= KRON_WORST_RATIO,
+        double x = ratios_add(&rs, sk.cost, se.cost);
+        CS_TEST_CHECK(x <= KRON_WORST_RATIO,
                       "case %d: %dx%d:%" PRId64 "x%" PRId64 " -> %dx%d:%"
                       PRId64 "x%" PRId64 ", %d per node, weights 1,%" PRId64
                       ": cost %.4f x the optimum",
                       c, a.np, a.nq, a.mb, a.nb, b.np, b.nq, b.mb, b.nb,
-                      rpn, m.w_node, ratio[n]);
-        n++;
+                      rpn, m.w_node, x);
         cs_rl_sparse_free(&v);
         cs_rl_kron_destroy(kx);
         cs_eng_factors_free(&f);
@@ -549,11 +587,7 @@ static void test_nodes_sweep(int scale)
         free(a.grid);
         free(b.grid);
     }
-    qsort(ratio, (size_t)n, sizeof(double), cmp_double);
-    printf("node-aware sweep: %d cases P <= 1024, optimal in %" PRId64
-           ", cost / optimum: median %.4f, worst %.4f\n",
-           n, nopt, ratio[n / 2], ratio[n - 1]);
-    free(ratio);
+    ratios_done(&rs, "node-aware", "cost");
 }
 
 int main(int argc, char **argv)
