@@ -10,7 +10,9 @@
  * every block: mem_live, what is allocated now (blocks freed that were
  * allocated before mem_start() count negative), and mem_peak, the most
  * of it.  Exact and the same on every run; one thread at a time (the
- * counters are plain variables).
+ * counters are plain variables).  Under AddressSanitizer or
+ * ThreadSanitizer nothing is replaced and nothing counted
+ * (CS_HEAP_COUNTED is 0).
  */
 #ifndef CS_HEAP_COUNT_H
 #define CS_HEAP_COUNT_H
@@ -25,6 +27,13 @@ extern void __libc_free(void *p);
 
 static int mem_on;
 static int64_t mem_live, mem_peak;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* The sanitizer owns malloc (blocks it allocated must not reach glibc's
+ * free): nothing is counted, mem_live and mem_peak stay 0. */
+#define CS_HEAP_COUNTED 0
+#else
+#define CS_HEAP_COUNTED 1
 
 static void mem_add(void *p)
 {
@@ -71,6 +80,8 @@ void free(void *p)
     mem_sub(p);
     __libc_free(p);
 }
+
+#endif /* CS_HEAP_COUNTED */
 
 static inline void mem_start(void)
 {
