@@ -105,10 +105,14 @@ $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 
 # The race tests compile the library files that keep process-wide state
 # themselves, with ThreadSanitizer (the library's objects are built
-# without it), and link ScaLAPACK so that shim_real.c finds the real
-# routines, and the engine's and relabel/'s objects (no process-wide
-# state; the shape cache computes with them).  The headers are listed so
-# that a change to them rebuilds.
+# without it, or with SAN's sanitizers, which do not mix with it), and
+# link ScaLAPACK so that shim_real.c finds the real routines.  The
+# engine's and relabel/'s files (no process-wide state; the shape cache
+# computes with them) are compiled once into $(T)/race/obj/, without
+# any sanitizer: SAN's do not mix with ThreadSanitizer, and
+# ThreadSanitizer's code in the kernels' ifunc resolvers crashes before
+# it is initialised.  The headers are listed so that a change to them
+# rebuilds.
 RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
                  shim/shim_process.c shim/shim_mpi.c shim/shim_sym.c \
                  shim/shim_routines.c shim/shim_real.c \
@@ -116,15 +120,23 @@ RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
                  shim/shim_fault.c shim/shim_plan_cache.c \
                  shim/shim_digest.c shim/relabel/cache.c \
                  shim/relabel/shape.c
-RACE_MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/%,$(LIB_OBJS))
+RACE_MOD_OBJS := $(patsubst %.c,$(T)/race/obj/%.o,\
+                     $(filter engine/% relabel/%,$(LIB_SRCS)))
+RACE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g
+$(T)/race/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (for the race tests)"
+	$(Q)$(MPICC) $(filter-out $(SANFLAGS),$(LIB_CFLAGS)) -MMD -MP -c $< \
+	    -o $@
+-include $(RACE_MOD_OBJS:.o=.d)
 RACE_HDRS := $(wildcard config/*.h shim/*.h shim/relabel/*.h \
                         test_apps/lib/cs_test.h)
 $(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS) \
              $(RACE_MOD_OBJS) test_apps/lib/cs_test.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (tsan)"
-	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g \
-	    -fsanitize=thread -o $@ $< test_apps/lib/cs_test.c \
+	$(Q)$(MPICC) $(RACE_CFLAGS) -fsanitize=thread -o $@ $< \
+	    test_apps/lib/cs_test.c \
 	    $(RACE_LIB_SRCS) $(RACE_MOD_OBJS) $(SCALAPACK_LIBS) \
 	    $(OMPFLAGS) -ldl -lpthread -lm
 
@@ -132,4 +144,4 @@ $(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS) \
 
 # test_apps/lib objects are prerequisites of pattern rules only: keep them
 # (make would delete them as intermediates and rebuild every program).
-.SECONDARY: $(TLIB_OBJS)
+.SECONDARY: $(TLIB_OBJS) $(RACE_MOD_OBJS)
