@@ -89,7 +89,7 @@ static void parts_free(parts_t *pt)
 
 /*
  * Walk A's cells by node, in (x, y) order (horiz) or (y, x), and count
- * the runs of consecutive cells; with out set, record them.  cells:
+ * the runs of consecutive cells; with record set, store them.  cells:
  * scratch of r.na * c.na ints; fill: nnodes + 1 ints.
  */
 static int64_t parts_walk(parts_t *pt, int nnodes, int horiz, int *cells,

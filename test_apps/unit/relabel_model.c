@@ -111,26 +111,15 @@ static double predict_flows(const cs_rl_flow_t *fl, const cs_rl_machine_t *m,
 }
 
 /* Predicted seconds of a call under relabeling perm (NULL: identity) of
- * the sparse matrix v. */
-static double predict(const cs_rl_sparse_t *v, const cs_rl_machine_t *m,
-                      const int *perm, const model_t *md)
-{
-    cs_rl_flow_t *fl = malloc((size_t)v->P * sizeof(*fl));
-    double t = -1.0;
-    if (fl && cs_rl_sparse_flows(v, m, perm, fl) == CS_RL_OK) {
-        t = predict_flows(fl, m, md);
-    }
-    free(fl);
-    return t;
-}
-
-/* The same from the factors. */
-static double predict_kron(const cs_rl_kx_t *kx, const cs_rl_machine_t *m,
-                           const int *perm, const model_t *md)
+ * the sparse matrix v, or of the Kronecker problem kx when v is NULL. */
+static double predict(const cs_rl_sparse_t *v, const cs_rl_kx_t *kx,
+                      const cs_rl_machine_t *m, const int *perm,
+                      const model_t *md)
 {
     cs_rl_flow_t *fl = malloc((size_t)m->P * sizeof(*fl));
     double t = -1.0;
-    if (fl && cs_rl_kron_flows(kx, m, perm, fl) == CS_RL_OK) {
+    if (fl && (v ? cs_rl_sparse_flows(v, m, perm, fl)
+                 : cs_rl_kron_flows(kx, m, perm, fl)) == CS_RL_OK) {
         t = predict_flows(fl, m, md);
     }
     free(fl);
@@ -238,11 +227,12 @@ static int run_sparse(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
     cs_rl_split(&v, mach, pplain, &spl);
     cs_rl_split(&v, mach, pnode, &snd);
     static const char *const how[] = {"identity", "exact", "two-level"};
-    print_row("identity", &sid, total, predict(&v, mach, NULL, md), NULL);
-    print_row("plain", &spl, total, predict(&v, mach, pplain, md),
+    print_row("identity", &sid, total, predict(&v, NULL, mach, NULL, md),
+              NULL);
+    print_row("plain", &spl, total, predict(&v, NULL, mach, pplain, md),
               &t_plain);
-    print_row("node-aware", &snd, total, predict(&v, mach, pnode, md),
-              &t_node);
+    print_row("node-aware", &snd, total,
+              predict(&v, NULL, mach, pnode, md), &t_node);
     printf("node-aware method: %s%s\n", how[method],
            P > CS_RL_EXACT_MAX_P ? " (P above the exact solver's limit)"
                                  : "");
@@ -313,12 +303,12 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
     static const char *const how[] = {"identity", "product", "greedy",
                                       "two-level", "identity+swaps",
                                       "plain"};
-    print_row("identity", &sid, total, predict_kron(kx, mach, NULL, md),
+    print_row("identity", &sid, total, predict(NULL, kx, mach, NULL, md),
               NULL);
-    print_row("plain", &spl, total, predict_kron(kx, mach, pplain, md),
+    print_row("plain", &spl, total, predict(NULL, kx, mach, pplain, md),
               &t_plain);
-    print_row("node-aware", &snd, total, predict_kron(kx, mach, pnode, md),
-              &t_node);
+    print_row("node-aware", &snd, total,
+              predict(NULL, kx, mach, pnode, md), &t_node);
     printf("node-aware method: %s (factors; plain: %s; node-aware start "
            "cost %" PRId64 ", %d passes, %" PRId64 " swaps)\n",
            how[in.method], how[ip.method], in.start_cost, in.passes,
