@@ -58,7 +58,9 @@ typedef enum {
     CS_CFG_FAULT_PLAN,      /* the engine's plan */
     CS_CFG_FAULT_TABLE,     /* p?gemr2d's exchanged table */
     CS_CFG_FAULT_VERIFY,    /* COSTA_SHIM_VERIFY's copy of the target */
-    CS_CFG_FAULT_DIGEST     /* every digest is 0, on every rank */
+    CS_CFG_FAULT_DIGEST,    /* every digest is 0, on every rank */
+    CS_CFG_FAULT_RELABEL    /* COSTA_SHIM_RELABEL's memory claim for a
+                             * new call shape */
 } cs_cfg_fault_t;
 
 /* Bits of cs_config_t.stats_format. */

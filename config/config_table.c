@@ -25,9 +25,9 @@ static const char *const cs_level_words[] = {"error", "warn", "info",
 /* The word that spells the value 0 of COSTA_SHIM_THREADS. */
 static const char *const cs_threads_words[] = {"default", NULL};
 /* Index = cs_cfg_fault_t value. */
-static const char *const cs_fault_words[] = {"off",  "blacs",  "window",
-                                             "workspace", "plan", "table",
-                                             "verify", "digest", NULL};
+static const char *const cs_fault_words[] = {
+    "off",   "blacs",  "window", "workspace", "plan",
+    "table", "verify", "digest", "relabel",   NULL};
 /* The word of COSTA_SHIM_MAX_MEMORY's computed default. */
 static const char *const cs_auto_words[] = {"auto", NULL};
 
@@ -176,14 +176,15 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_TEST_FAULT", "off", NULL, CS_CFG_T_ENUM, CS_OFF(test_fault),
      cs_fault_words, 0, 0,
      "`off`, `blacs`, `window`, `workspace`, `plan`, `table`, `verify`, "
-     "`digest`",
+     "`digest`, `relabel`",
      "testing: on the rank COSTA_SHIM_TEST_FAULT_RANK names, this step's "
      "allocation fails: the context's communicator (`blacs`), the shared "
      "send buffer (`window`), the engine's workspace (`workspace`), the "
      "plan (`plan`), p?gemr2d's table (`table`), COSTA_SHIM_VERIFY's copy "
      "(`verify`); every rank must still take the same path.  `digest`: "
      "every rank's digests of tables and arguments are 0 (they all "
-     "collide)"},
+     "collide).  `relabel`: COSTA_SHIM_RELABEL's memory claim for each "
+     "new call shape is refused, as above the memory cap"},
     {"COSTA_SHIM_TEST_FAULT_RANK", "0", NULL, CS_CFG_T_INT,
      CS_OFF(test_fault_rank), NULL, 0, INT32_MAX, "a rank of MPI_COMM_WORLD",
      "testing: the rank on which COSTA_SHIM_TEST_FAULT's step fails"},

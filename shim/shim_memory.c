@@ -5,7 +5,8 @@
  *
  * What the shim holds between calls: the engine's workspace, the plans of
  * the plan cache and the shared send buffer; during a call also the
- * buffers it claimed (p?gemm's slabs, cs_shim_mem_claim).  A call adds its plan (when
+ * buffers it claimed (p?gemm's slabs, cs_shim_mem_claim; relabeling's
+ * numbers, cs_shim_mem_claim_spare).  A call adds its plan (when
  * new) and whatever its reservation would allocate
  * (cs_eng_plan_reserve_bytes, computed from the plan, nothing touched).
  * When that would go above the cap, room is made first: the workspace is
@@ -176,6 +177,21 @@ int cs_shim_mem_claim(int64_t bytes)
                     (long long)cap);
     }
     pthread_mutex_unlock(&cs_mem_lock);
+    return ok ? 0 : 1;
+}
+
+int cs_shim_mem_claim_spare(int64_t bytes)
+{
+    pthread_mutex_lock(&cs_mem_lock);
+    int64_t cap = cs_shim_mem_cap();
+    int ok = cap < 0 || cs_shim_mem_held() + bytes <= cap;
+    if (ok) {
+        atomic_fetch_add(&cs_mem_claimed, bytes);
+    }
+    pthread_mutex_unlock(&cs_mem_lock);
+    if (ok) {
+        cs_shim_mem_note(0);
+    }
     return ok ? 0 : 1;
 }
 

@@ -49,6 +49,15 @@ int cs_shim_mem_keep(cs_shim_keep_fn keep, void *ctx, cs_eng_plan_t *plan);
 int cs_shim_mem_claim(int64_t bytes);
 void cs_shim_mem_unclaim(int64_t bytes);
 
+/*
+ * Claim bytes for work the shim may skip (COSTA_SHIM_RELABEL's numbers
+ * and position volumes) under the cap, without evicting cached plans
+ * for it and without a log line (the caller says what it skipped): 0
+ * claimed (held grows by bytes until cs_shim_mem_unclaim), 1 above the
+ * cap.  Local, thread-safe.
+ */
+int cs_shim_mem_claim_spare(int64_t bytes);
+
 /* Record what the shim holds now plus transient bytes (plans about to be
  * freed) for the peak; the peak so far.  Local. */
 void cs_shim_mem_note(int64_t transient);

@@ -1,7 +1,8 @@
 # test_apps/tests.mk - included by the Makefile.  Test programs are found by
 # wildcard, so adding a test means adding a file, not editing this list:
 #   test_apps/unit/*.c       no MPI; linked with engine/ (its subfolders,
-#                            engine/kernels/, too), relabel/, config/
+#                            engine/kernels/, too), relabel/, config/ and
+#                            UNIT_SHIM_OBJS
 #   test_apps/unit/NAME/*.c  more source files of unit test NAME (a test of
 #                            several files), linked into it
 #                            (test_shim_hist includes shim/shim_hist.c,
@@ -19,6 +20,8 @@
 
 # the objects of every module but shim/ (% matches subfolders too)
 MOD_OBJS := $(filter $(B)/engine/% $(B)/relabel/% $(B)/config/%,$(LIB_OBJS))
+# and the shim's files the unit programs test directly: no MPI, no state
+UNIT_SHIM_OBJS := $(B)/shim/relabel/shape.o
 
 UNIT_SRCS := $(wildcard test_apps/unit/*.c)
 UNIT_PARTS := $(wildcard test_apps/unit/*/*.c)
@@ -52,12 +55,13 @@ $(T)/lib/%.o: test_apps/lib/%.c
 	$(Q)$(MPICC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 # $(filter %.c,$^): the test's own file first, then its parts (below).
-$(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(TLIB_OBJS)
+$(T)/unit/%: test_apps/unit/%.c $(MOD_OBJS) $(UNIT_SHIM_OBJS) \
+             $(TLIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(MPICC) $(TEST_CFLAGS) $(OMPFLAGS) $(SANFLAGS) -o $@ \
-	    $(filter-out shim/%,$(filter %.c,$^)) $(MOD_OBJS) $(TLIB_OBJS) \
-	    -lm -lpthread
+	    $(filter-out shim/%,$(filter %.c,$^)) $(MOD_OBJS) $(UNIT_SHIM_OBJS) \
+	    $(TLIB_OBJS) -lm -lpthread
 
 # test_apps/unit/NAME/X.c is a prerequisite (and so a source) of unit NAME.
 $(foreach p,$(UNIT_PARTS),$(eval \
@@ -109,24 +113,43 @@ $(T)/lib/%_preload.so: test_apps/lib/%_preload.c
 
 # The race tests compile the library files that keep process-wide state
 # themselves, with ThreadSanitizer (the library's objects are built
-# without it), and link ScaLAPACK so that shim_real.c finds the real
-# routines.  The headers are listed so that a change to them rebuilds.
+# without it, or with SAN's sanitizers, which do not mix with it), and
+# link ScaLAPACK so that shim_real.c finds the real routines.  The
+# engine's and relabel/'s files (no process-wide state; the shape cache
+# computes with them) are compiled once into $(T)/race/obj/, without
+# any sanitizer: SAN's do not mix with ThreadSanitizer, and
+# ThreadSanitizer's code in the kernels' ifunc resolvers crashes before
+# it is initialised.  The headers are listed so that a change to them
+# rebuilds.
 RACE_LIB_SRCS := config/log.c config/env.c config/config_table.c \
                  shim/shim_process.c shim/shim_mpi.c shim/shim_sym.c \
                  shim/shim_routines.c shim/shim_real.c \
-                 shim/shim_grid_registry.c
-RACE_HDRS := $(wildcard config/*.h shim/*.h test_apps/lib/cs_test.h)
+                 shim/shim_grid_registry.c shim/shim_memory.c \
+                 shim/shim_fault.c shim/shim_plan_cache.c \
+                 shim/shim_digest.c shim/relabel/cache.c \
+                 shim/relabel/shape.c
+RACE_MOD_OBJS := $(patsubst %.c,$(T)/race/obj/%.o,\
+                     $(filter engine/% relabel/%,$(LIB_SRCS)))
+RACE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g
+$(T)/race/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (for the race tests)"
+	$(Q)$(MPICC) $(filter-out $(SANFLAGS),$(LIB_CFLAGS)) -MMD -MP -c $< \
+	    -o $@
+-include $(RACE_MOD_OBJS:.o=.d)
+RACE_HDRS := $(wildcard config/*.h shim/*.h shim/relabel/*.h \
+                        test_apps/lib/cs_test.h)
 $(T)/race/%: test_apps/race/%.c $(RACE_LIB_SRCS) $(RACE_HDRS) \
-             test_apps/lib/cs_test.c
+             $(RACE_MOD_OBJS) test_apps/lib/cs_test.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (tsan)"
-	$(Q)$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -I. -Itest_apps/lib -O1 -g \
-	    -fsanitize=thread -o $@ $< test_apps/lib/cs_test.c \
-	    $(RACE_LIB_SRCS) $(SCALAPACK_LIBS) \
-	    -ldl -lpthread
+	$(Q)$(MPICC) $(RACE_CFLAGS) -fsanitize=thread -o $@ $< \
+	    test_apps/lib/cs_test.c \
+	    $(RACE_LIB_SRCS) $(RACE_MOD_OBJS) $(SCALAPACK_LIBS) \
+	    $(OMPFLAGS) -ldl -lpthread -lm
 
 -include $(TLIB_OBJS:.o=.d)
 
 # test_apps/lib objects are prerequisites of pattern rules only: keep them
 # (make would delete them as intermediates and rebuild every program).
-.SECONDARY: $(TLIB_OBJS)
+.SECONDARY: $(TLIB_OBJS) $(RACE_MOD_OBJS)

@@ -21,7 +21,9 @@
  *           processes by grid coordinates, so results do not change.
  *
  * The files, one job each (this room, shim/relabel/, and two of shim/):
- *   observe.c              what each call would save; the pair volumes
+ *   observe.c              a call's key: grids' world ranks, keeper
+ *   cache.c                the cache of shapes and the pair volumes
+ *   shape.c                one shape's numbers (no MPI, unit-tested)
  *   gather.c               the plan's problem at MPI_Finalize (MPI)
  *   apply.c                the plan in use in apply mode
  *   plan_file.c            the module's MPI_Finalize: plan file, checks
@@ -48,8 +50,8 @@
  * before BLACS sees the map.
  *
  * Thread-safety: the observed shapes and the plan in use each serialise on
- * a mutex of their own; BLACS itself requires grids to be created from
- * one thread at a time.
+ * a mutex of their own (a new shape is computed outside it); BLACS
+ * itself requires grids to be created from one thread at a time.
  */
 #ifndef CS_SHIM_RELABEL_RELABEL_INT_H
 #define CS_SHIM_RELABEL_RELABEL_INT_H
@@ -58,14 +60,10 @@
 
 #include "engine/engine.h"
 #include "relabel/relabel.h"
+#include "shim/relabel/shape_int.h"
 #include "shim/shim.h"
 
 #include <mpi.h>
-
-/* Largest global context (processes) for which a call's volume matrix is
- * computed: its P x P int64 matrix is 32 MiB at 2048.  Larger calls keep
- * relabel_cross/relabel_best at -1. */
-#define CS_SHIM_RELABEL_MAX_NP 2048
 
 /* Distinct call shapes cached per process (least recently used ones are
  * replaced). */
@@ -112,15 +110,53 @@ static inline int cs_shim_relabel_world_size(void)
  * stamp_b: the stamps of A's and B's grids (cs_shim_grids_stamp() on a
  * member, the same on every process of the call; -1 unknown).  Every rank
  * computes the same values from the same global information: local, no
- * communication, deterministic (time budget 0).  The first call of a
- * shape costs O(P^2) memory and the solver's time; later calls of it a
- * cache lookup.  Leaves the fields at -1 when the context has more than
- * CS_SHIM_RELABEL_MAX_NP processes or memory runs out.
+ * communication, deterministic.  The first call of a shape costs the
+ * computation of shape_int.h (O(P^2) memory on small contexts, O(P +
+ * blocks) on large block-cyclic ones), claimed under the memory cap;
+ * later calls of it a cache lookup.  Leaves the fields at -1 when no way
+ * covers the shape (shape_int.h) or memory is refused or runs out.
  */
 void cs_shim_relabel_observe(const cs_eng_layout_t *la,
                              const cs_eng_layout_t *lb, const cs_eng_op_t *op,
                              MPI_Comm comm, int stamp_a, int stamp_b,
                              cs_shim_record_t *rec);
+
+/* Everything that decides a call's volume matrix and where it is counted,
+ * all int64_t so that memcmp sees no padding. */
+typedef struct {
+    int64_t m, n, ia, ja, ib, jb, esize, trans, mask, mask_k;
+    int64_t dist[2][2][5]; /* [A|B][rows|cols]: n, nb, first, src, nprocs */
+    int64_t np;
+    int64_t sa, oa, sb, ob; /* grids: stamp (-1 unknown) and owner */
+    int64_t keeper;         /* lowest world rank of the context */
+    int64_t hash_a, hash_b; /* world-rank maps */
+} cs_shim_relabel_key_t;
+
+/* One call as the shape cache sees it (built by observe.c from the
+ * call's communicator; borrowed pointers, valid for the call). */
+typedef struct {
+    cs_shim_relabel_key_t key;
+    const cs_eng_layout_t *la, *lb; /* grids in ranks of the context */
+    const cs_eng_op_t *op;
+    int np;                 /* processes of the context */
+    const int *node;        /* node of each rank of the context, NULL:
+                             * not known */
+    int routine;            /* cs_shim_routine_t, for the log */
+    int keeper;             /* 1 on the call's keeper */
+} cs_shim_relabel_call_t;
+
+/*
+ * The shape cache's part of cs_shim_relabel_observe (cache.c): the
+ * numbers of c's shape into rec, computed on the first call of the
+ * shape (shape.c, outside the cache's lock, its memory claimed under
+ * COSTA_SHIM_MAX_MEMORY; a refused claim leaves rec's fields at -1,
+ * counts the call as missing from the plan on the keeper and warns once
+ * per process), and on the keeper the call counted for the plan.  No
+ * MPI.  Local, thread-safe: threads that compute the same new shape at
+ * once all get its numbers, and the cache keeps one entry.
+ */
+void cs_shim_relabel_cache_observe(const cs_shim_relabel_call_t *c,
+                                   cs_shim_record_t *rec);
 
 /* What this process kept for the plan, as the keeper of its calls. */
 typedef struct {

@@ -11,6 +11,11 @@
 #   * the same through the Fortran BLACS interface (blacs_gridinit_): the
 #     same plan;
 #   * results (per-position digests of B) identical to the native run;
+#   * a new shape's memory claim refused (COSTA_SHIM_TEST_FAULT=relabel)
+#     on rank 1, then on rank 0 (the keeper): B identical to the native
+#     run, one warning from that rank, the other ranks' trace lines and
+#     the report's shape numbers unchanged; the plan identical (rank 1)
+#     or marked incomplete (rank 0);
 #   * robustness: the randomized gemr2d sweep (gridinit R/C, gridmap with
 #     LDU, grids on sub-communicators, alias contexts, processes in neither
 #     grid) in report mode gives the native digests and writes a plan.
@@ -104,6 +109,64 @@ for v in c fortran; do
         cs_report ok "$v: rank 0 says where the plan went"
     else
         cs_report FAIL "$v: no 'plan written' line"
+    fi
+done
+
+# ---- the memory claim of a new shape refused (COSTA_SHIM_TEST_FAULT=relabel,
+# as above COSTA_SHIM_MAX_MEMORY): on rank 1 the plan and the report stay
+# those of the run above (rank 0, the keeper, computes them); on rank 0
+# the plan says it is incomplete.  Either way B is the native B, and the
+# rank says so once.
+for fr in 1 0; do
+    d=fault_$fr
+    cs_run_in "$d" 4 "$CS_PRELOAD:$yield" COSTA_SHIM_RELABEL=report \
+        COSTA_SHIM_VERBOSE=1 COSTA_SHIM_LOG_RANKS=all \
+        COSTA_SHIM_STATS=summary COSTA_SHIM_STATS_DIR=. \
+        COSTA_SHIM_RELABEL_PLAN=plan.txt COSTA_SHIM_FALLBACK=never \
+        COSTA_SHIM_MIN_ELEMS=0 COSTA_SHIM_TEST_FAULT=relabel \
+        COSTA_SHIM_TEST_FAULT_RANK=$fr -- "$demo" "${args[@]}" || continue
+    if cmp -s native.dig <(grep '^digest' "$d/out"); then
+        cs_report ok "fault on rank $fr: B identical to the native run"
+    else
+        cs_report FAIL "fault on rank $fr: B differs from the native run"
+    fi
+    msg='relabel: pdgemr2d 1000x1000 on 4 processes not evaluated: '
+    msg+='.* COSTA_SHIM_MAX_MEMORY'
+    w=$(grep -c "costa-shim\\[$fr\\]: .*$msg" "$d/err")
+    wall=$(grep -c 'relabel: .* not evaluated' "$d/err")
+    if [ "$w" -eq 1 ] && [ "$wall" -eq 1 ]; then
+        cs_report ok "fault on rank $fr: one warning, from rank $fr"
+    else
+        cs_report FAIL "fault on rank $fr: $w warnings from rank $fr, $wall in all (1 expected)"
+        grep -m 3 'relabel' "$d/err" | sed 's/^/      | /'
+    fi
+    g=$(grep -c 'COSTA_SHIM .*pdgemr2d_.* relabel_gain:100\.0%' "$d/err")
+    if [ "$g" -eq 9 ]; then
+        cs_report ok "fault on rank $fr: 9 of 12 trace lines with relabel_gain (not rank $fr's)"
+    else
+        cs_report FAIL "fault on rank $fr: $g trace lines with relabel_gain (9 expected)"
+    fi
+    best=$(json_field "$d" '[s.get("relabel_best_bytes") for s in r["shapes"]]')
+    cross=$(json_field "$d" '[s.get("relabel_cross_bytes") for s in r["shapes"]]')
+    sent=$(json_field "$d" "$sent_expr")
+    if [ "$best" = "[0]" ] && [ "$cross" = "[$sent]" ] && [ "$sent" -gt 0 ]; then
+        cs_report ok "fault on rank $fr: report shape as without the fault"
+    else
+        cs_report FAIL "fault on rank $fr: report shape cross $cross best $best, sent $sent"
+    fi
+    if [ "$fr" = 1 ]; then
+        if cmp -s report_c/plan.txt "$d/plan.txt"; then
+            cs_report ok "fault on rank 1: the same plan"
+        else
+            cs_report FAIL "fault on rank 1: the plan differs"
+            diff report_c/plan.txt "$d/plan.txt" | head -n 10 | sed 's/^/      | /'
+        fi
+    elif grep -qx 'complete 0' "$d/plan.txt" 2> /dev/null &&
+            grep -q 'relabel: plan written to plan.txt: .*(incomplete' "$d/err"; then
+        cs_report ok "fault on rank 0: the plan says it is incomplete"
+    else
+        cs_report FAIL "fault on rank 0: the plan does not say it is incomplete"
+        sed 's/^/      | /' "$d/plan.txt" 2> /dev/null | head -n 12
     fi
 done
 

@@ -46,23 +46,22 @@
  * operation), dblk (Nr + Nc of both), keep_B and peak_B (largest over the
  * sampled ranks), cpu_us (mean CPU time per plan, information only).
  *
- * The wrapper replaces malloc/calloc/realloc/free in this program and
- * forwards to glibc's __libc_* entry points; it counts malloc_usable_size()
- * only between mem_start() and mem_stop(), so the counts are exact and the
- * same on every run.
+ * cs_heap_count.h replaces malloc/calloc/realloc/free in this program
+ * and counts malloc_usable_size() only between mem_start() and
+ * mem_stop(), so the counts are exact and the same on every run.
  *
  * Usage: test_plan_scaling            the checks, ends with "cs_test: OK"
  *        test_plan_scaling --bench    plan-build time and memory for
  *                                     P = 256 .. 65536 (make bench),
  *                                     no checks
  */
-#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cs_heap_count.h" /* replaces malloc & co.: heap bytes counted */
 #include "cs_plan_match.h"
 #include "cs_test.h"
 #include "engine/engine_int.h"
@@ -84,73 +83,6 @@ static const int grid_g[NGRID] = {8, 16, 32, 64};
 #define PEAK_BLK 512
 #define KEEP_RATIO 2.0
 #define PEAK_SLACK 1.5
-
-/* ------------------------------------------------------------ malloc */
-
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t k, size_t n);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-
-static int mem_on;
-static int64_t mem_live, mem_peak;
-
-static void mem_add(void *p)
-{
-    if (mem_on && p) {
-        mem_live += (int64_t)malloc_usable_size(p);
-        if (mem_live > mem_peak) {
-            mem_peak = mem_live;
-        }
-    }
-}
-
-static void mem_sub(void *p)
-{
-    if (mem_on && p) {
-        mem_live -= (int64_t)malloc_usable_size(p);
-    }
-}
-
-void *malloc(size_t n)
-{
-    void *p = __libc_malloc(n);
-    mem_add(p);
-    return p;
-}
-
-void *calloc(size_t k, size_t n)
-{
-    void *p = __libc_calloc(k, n);
-    mem_add(p);
-    return p;
-}
-
-void *realloc(void *p, size_t n)
-{
-    mem_sub(p);
-    void *q = __libc_realloc(p, n);
-    /* on failure p is still allocated */
-    mem_add(q || n == 0 ? q : p);
-    return q;
-}
-
-void free(void *p)
-{
-    mem_sub(p);
-    __libc_free(p);
-}
-
-static void mem_start(void)
-{
-    mem_live = mem_peak = 0;
-    mem_on = 1;
-}
-
-static void mem_stop(void)
-{
-    mem_on = 0;
-}
 
 /* CPU time of this (single-threaded) process: plan creation is pure
  * computation, and other jobs on a shared machine do not inflate it. */
