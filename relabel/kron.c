@@ -29,6 +29,7 @@ static void fac_free(cs_rl_fac_t *f)
     free(f->csum);
     free(f->cmax);
     free(f->dense);
+    free(f->dpre);
 }
 
 void cs_rl_kron_destroy(cs_rl_kx_t *kx)
@@ -44,6 +45,7 @@ void cs_rl_kron_destroy(cs_rl_kx_t *kx)
     free(kx->bv);
     free(kx->cellp);
     free(kx->cellq);
+    free(kx->cand);
     free(kx);
 }
 
@@ -156,7 +158,9 @@ static cs_rl_status_t fac_index(const cs_rl_factor_t *in, cs_rl_fac_t *f)
     }
     if ((int64_t)in->na * in->nb <= CS_RL_KRON_DENSE_CELLS) {
         f->dense = calloc((size_t)in->na * (size_t)in->nb, sizeof(int64_t));
-        if (!f->dense) {
+        f->dpre = malloc(((size_t)in->na + 1) * (size_t)in->nb *
+                         sizeof(int64_t));
+        if (!f->dense || !f->dpre) {
             free(idx);
             free(fill);
             return CS_RL_ERR_NOMEM;
@@ -191,6 +195,12 @@ static cs_rl_status_t fac_index(const cs_rl_factor_t *in, cs_rl_fac_t *f)
     f->cpre[0] = 0;
     for (int64_t e = 0; e < n; e++) {
         f->cpre[e + 1] = f->cpre[e] + f->cw[e];
+    }
+    for (int u = 0; f->dpre && u < in->nb; u++) {
+        f->dpre[u] = 0;
+    }
+    for (int64_t c = 0; f->dpre && c < (int64_t)in->na * in->nb; c++) {
+        f->dpre[c + in->nb] = f->dpre[c] + f->dense[c];
     }
     /* both orders by decreasing weight */
     int st = 0;
@@ -252,6 +262,27 @@ static int64_t fac_total(const cs_rl_factor_t *f)
     return s;
 }
 
+/* Every process's CS_RL_KRON_CAND largest entries into kx->cand. */
+static cs_rl_status_t candidates(cs_rl_kx_t *kx)
+{
+    int P = kx->P, K = CS_RL_KRON_CAND;
+    kx->cand = malloc((size_t)P * K * sizeof(*kx->cand));
+    cs_rl_cand_t *s = malloc((size_t)cs_rl_kx_top_scratch(K) * sizeof(*s));
+    if (!kx->cand || !s) {
+        free(s);
+        return CS_RL_ERR_NOMEM;
+    }
+    for (int i = 0; i < P; i++) {
+        int *c = kx->cand + (int64_t)i * K;
+        int n = cs_rl_kx_top(kx, i, 0, K, s, c);
+        for (int t = n; t < K; t++) {
+            c[t] = -1;
+        }
+    }
+    free(s);
+    return CS_RL_OK;
+}
+
 cs_rl_status_t cs_rl_kron_create(const cs_rl_kron_t *k, cs_rl_kx_t **kx_p)
 {
     if (!k || !kx_p || k->P < 1 || k->P > CS_RL_KRON_MAX_P ||
@@ -296,12 +327,43 @@ cs_rl_status_t cs_rl_kron_create(const cs_rl_kron_t *k, cs_rl_kx_t **kx_p)
     if (st == CS_RL_OK) {
         st = fac_index(&k->c, &kx->c);
     }
+    if (st == CS_RL_OK) {
+        st = candidates(kx);
+    }
     if (st != CS_RL_OK) {
         cs_rl_kron_destroy(kx);
         return st;
     }
     *kx_p = kx;
     return CS_RL_OK;
+}
+
+/* One factor's index (fac_index): per entry rb, sb, ca, sa (4 each), rw,
+ * sw, cw, sc, cpre (8 each), and while it sorts idx (8) and a row's or
+ * column's keys (wk_t, 24) with qsort's copy (24); per coordinate
+ * rfirst, cfirst, rsum, csum, cmax, fill (8 each); the dense table and
+ * its prefix sums. */
+static int64_t fac_bytes(int na, int nb)
+{
+    int64_t cells = (int64_t)na * nb, dense = 0;
+    if (cells <= CS_RL_KRON_DENSE_CELLS) {
+        dense = 8 * cells + 8 * ((int64_t)na + 1) * nb;
+    }
+    return 32 * ((int64_t)na + nb) + 32 + dense;
+}
+
+int64_t cs_rl_kron_bytes(int P, int r_na, int r_nb, int c_na, int c_nb,
+                         int64_t entries)
+{
+    /* ax, ay, bu, bv; cellp, cellq; the candidates and their scratch */
+    int64_t kx = 16 * (int64_t)P +
+                 4 * ((int64_t)r_na * c_na + (int64_t)r_nb * c_nb) +
+                 4 * (int64_t)CS_RL_KRON_CAND * P +
+                 (int64_t)sizeof(cs_rl_cand_t) *
+                     cs_rl_kx_top_scratch(CS_RL_KRON_CAND) +
+                 (int64_t)sizeof(cs_rl_kx_t);
+    return kx + fac_bytes(r_na, r_nb) + fac_bytes(c_na, c_nb) +
+           112 * entries;
 }
 
 int cs_rl_kron_P(const cs_rl_kx_t *kx)
@@ -324,7 +386,8 @@ int64_t cs_rl_kron_vol(const cs_rl_kx_t *kx, int i, int j)
     return cs_rl_kx_vol(kx, i, j);
 }
 
-int64_t cs_rl_fac_range(const cs_rl_fac_t *f, int u, int x0, int x1)
+int64_t cs_rl_fac_range_sparse(const cs_rl_fac_t *f, int u, int x0,
+                               int x1)
 {
     /* first entries of column u with A coordinate >= x0 and >= x1 */
     int64_t b[2];

@@ -1,17 +1,8 @@
 /*
  * relabel/kron_nodes.c - node-aware relabeling of a Kronecker problem
- * (relabel_kron.h): the bytes a node holds for a position, the split of
- * a relabeling, the two-level start and the solver.
- *
- * RATIONALE: the node-aware gain of process k playing position j needs
- * NV[node(k)][j], the bytes all processes of k's node hold for j; a
- * nodes x P table is as large as the problem (10^9 entries at P = 2^20).
- * A node's processes sit on a few runs ("parts") of cells of A's grid
- * along one dimension: with consecutive ranks per node and a row-major
- * grid, one part per grid row the node touches.  Over a part (x, y0..y1)
- * the bytes for B's cell (u, v) are R[x][u] * (C[y0][v] + ... +
- * C[y1 - 1][v]), a lookup and a range sum of a factor column, so NV
- * costs O(parts) lookups and nothing of size nodes x P is built.
+ * (relabel_kron.h): the split of a relabeling, the two-level start, the
+ * swaps under the weighted cost and the solver.  What a node holds for a
+ * position comes from its parts (kron_parts.c).
  *
  * Pure C, no MPI, no global state, deterministic.
  */
@@ -65,146 +56,8 @@ int cs_rl_node_lists(const cs_rl_machine_t *m, cs_rl_node_lists_t *nl)
     return 0;
 }
 
-/* ------------------------------------------------------------ parts */
-
-/* The parts of every node: part p of node n (first[n] <= p <
- * first[n + 1]) is the cells (fix[p], lo[p] .. hi[p] - 1) of A's grid
- * (op-row coordinate fixed, horiz) or (lo .. hi - 1, fix) (column
- * coordinate fixed). */
-typedef struct {
-    const cs_rl_kx_t *kx;
-    const int *node;
-    int horiz;
-    int64_t *first;
-    int *fix, *lo, *hi;
-} parts_t;
-
-static void parts_free(parts_t *pt)
-{
-    free(pt->first);
-    free(pt->fix);
-    free(pt->lo);
-    free(pt->hi);
-}
-
-/*
- * Walk A's cells by node, in (x, y) order (horiz) or (y, x), and count
- * the runs of consecutive cells; with record set, store them.  cells:
- * scratch of r.na * c.na ints; fill: nnodes + 1 ints.
- */
-static int64_t parts_walk(parts_t *pt, int nnodes, int horiz, int *cells,
-                          int *fill, int record)
-{
-    const cs_rl_kx_t *kx = pt->kx;
-    int nx = kx->r.na, ny = kx->c.na;
-    int outer = horiz ? nx : ny, inner = horiz ? ny : nx;
-    memset(fill, 0, ((size_t)nnodes + 1) * sizeof(int));
-    for (int64_t c = 0; c < (int64_t)nx * ny; c++) {
-        fill[pt->node[kx->cellp[c]] + 1]++;
-    }
-    for (int n = 0; n < nnodes; n++) {
-        fill[n + 1] += fill[n];
-    }
-    /* a stable bucket by node of the cells in walking order */
-    for (int o = 0; o < outer; o++) {
-        for (int i = 0; i < inner; i++) {
-            int64_t c = horiz ? (int64_t)o * ny + i : (int64_t)i * ny + o;
-            cells[fill[pt->node[kx->cellp[c]]]++] = (int)c;
-        }
-    }
-    /* fill[n] is now the end of node n's cells */
-    int64_t np = 0, start = 0;
-    for (int n = 0; n < nnodes; n++) {
-        if (record) {
-            pt->first[n] = np;
-        }
-        for (int64_t e = start; e < fill[n]; e++) {
-            int c = cells[e];
-            int f = horiz ? c / ny : c % ny, k = horiz ? c % ny : c / ny;
-            int pc = e > start ? cells[e - 1] : -1;
-            int pf = horiz ? pc / ny : pc % ny, pk = horiz ? pc % ny : pc / ny;
-            if (pc >= 0 && pf == f && pk + 1 == k) {
-                if (record) {
-                    pt->hi[np - 1] = k + 1;
-                }
-                continue;
-            }
-            if (record) {
-                pt->fix[np] = f;
-                pt->lo[np] = k;
-                pt->hi[np] = k + 1;
-            }
-            np++;
-        }
-        start = fill[n];
-    }
-    if (record) {
-        pt->first[nnodes] = np;
-    }
-    return np;
-}
-
-static cs_rl_status_t parts_build(const cs_rl_kx_t *kx,
-                                  const cs_rl_machine_t *m, parts_t *pt)
-{
-    memset(pt, 0, sizeof(*pt));
-    pt->kx = kx;
-    pt->node = m->node;
-    int64_t ncell = (int64_t)kx->r.na * kx->c.na;
-    int *cells = malloc((size_t)ncell * sizeof(int));
-    int *fill = malloc(((size_t)m->nnodes + 1) * sizeof(int));
-    if (!cells || !fill) {
-        free(cells);
-        free(fill);
-        return CS_RL_ERR_NOMEM;
-    }
-    /* the orientation with fewer parts */
-    int64_t nh = parts_walk(pt, m->nnodes, 1, cells, fill, 0);
-    int64_t nv = parts_walk(pt, m->nnodes, 0, cells, fill, 0);
-    pt->horiz = nh <= nv;
-    int64_t np = pt->horiz ? nh : nv;
-    pt->first = malloc(((size_t)m->nnodes + 1) * sizeof(int64_t));
-    pt->fix = malloc(((size_t)np + 1) * sizeof(int));
-    pt->lo = malloc(((size_t)np + 1) * sizeof(int));
-    pt->hi = malloc(((size_t)np + 1) * sizeof(int));
-    cs_rl_status_t st = CS_RL_ERR_NOMEM;
-    if (pt->first && pt->fix && pt->lo && pt->hi) {
-        parts_walk(pt, m->nnodes, pt->horiz, cells, fill, 1);
-        st = CS_RL_OK;
-    }
-    free(cells);
-    free(fill);
-    if (st != CS_RL_OK) {
-        parts_free(pt);
-    }
-    return st;
-}
-
-/* NV[n][j]: bytes the processes of node n hold for position j. */
-static int64_t node_vol(const parts_t *pt, int n, int j)
-{
-    const cs_rl_kx_t *kx = pt->kx;
-    int u = kx->bu[j], v = kx->bv[j];
-    if (u < 0) {
-        return 0;
-    }
-    int64_t s = 0;
-    for (int64_t p = pt->first[n]; p < pt->first[n + 1]; p++) {
-        if (pt->horiz) {
-            int64_t w = cs_rl_fac_at(&kx->r, pt->fix[p], u);
-            s += w ? w * cs_rl_fac_range(&kx->c, v, pt->lo[p], pt->hi[p])
-                   : 0;
-        } else {
-            int64_t w = cs_rl_fac_at(&kx->c, pt->fix[p], v);
-            s += w ? w * cs_rl_fac_range(&kx->r, u, pt->lo[p], pt->hi[p])
-                   : 0;
-        }
-    }
-    return s * kx->scale;
-}
-
 /* The split of perm (NULL: identity) with the parts built. */
-static void split_of(const parts_t *pt, const cs_rl_machine_t *m,
+static void split_of(const cs_rl_parts_t *pt, const cs_rl_machine_t *m,
                      const int *perm, cs_rl_split_t *sp)
 {
     const cs_rl_kx_t *kx = pt->kx;
@@ -213,7 +66,7 @@ static void split_of(const parts_t *pt, const cs_rl_machine_t *m,
         int k = perm ? perm[j] : j;
         int64_t v = cs_rl_kx_vol(kx, k, j);
         kept += v;
-        in_node += node_vol(pt, m->node[k], j) - v;
+        in_node += cs_rl_parts_vol(pt, m->node[k], j) - v;
     }
     int sat = 0;
     sp->kept = kept;
@@ -232,11 +85,11 @@ cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
         (perm && !cs_rl_perm_check(kx->P, perm))) {
         return CS_RL_ERR_INVALID;
     }
-    parts_t pt;
-    cs_rl_status_t st = parts_build(kx, m, &pt);
+    cs_rl_parts_t pt;
+    cs_rl_status_t st = cs_rl_parts_build(kx, m, &pt);
     if (st == CS_RL_OK) {
         split_of(&pt, m, perm, split_p);
-        parts_free(&pt);
+        cs_rl_parts_free(&pt);
     }
     return st;
 }
@@ -248,7 +101,7 @@ cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
 
 /* Each position's candidate nodes, distinct, by decreasing NV (ties:
  * smaller node); -1 pads. */
-static cs_rl_status_t node_candidates(const parts_t *pt, int *cn)
+static cs_rl_status_t node_candidates(const cs_rl_parts_t *pt, int *cn)
 {
     const cs_rl_kx_t *kx = pt->kx;
     int K = CS_RL_KRON_CAND;
@@ -269,7 +122,7 @@ static cs_rl_status_t node_candidates(const parts_t *pt, int *cn)
             if (dup) {
                 continue;
             }
-            int64_t w = node_vol(pt, n, j);
+            int64_t w = cs_rl_parts_vol(pt, n, j);
             int q = nc++;
             while (q > 0 && (val[q - 1] < w || (val[q - 1] == w &&
                                                 c[q - 1] > n))) {
@@ -295,7 +148,7 @@ static cs_rl_status_t node_candidates(const parts_t *pt, int *cn)
  * plays the position now, else the first node with room (nodes.c's
  * level_nodes, on candidates).
  */
-static cs_rl_status_t level_nodes(const parts_t *pt,
+static cs_rl_status_t level_nodes(const cs_rl_parts_t *pt,
                                   const cs_rl_node_lists_t *nl, int *where)
 {
     int P = pt->kx->P;
@@ -314,7 +167,7 @@ static cs_rl_status_t level_nodes(const parts_t *pt,
         for (int j = 0; j < P; j++) {
             where[j] = -1;
             if (cn[(int64_t)j * NODE_CAND] >= 0) {
-                head[j] = node_vol(pt, cn[(int64_t)j * NODE_CAND], j);
+                head[j] = cs_rl_parts_vol(pt, cn[(int64_t)j * NODE_CAND], j);
                 h.heap[h.n++] = j;
             }
         }
@@ -334,7 +187,7 @@ static cs_rl_status_t level_nodes(const parts_t *pt,
             }
             if (t < NODE_CAND && c[t] >= 0) {
                 next[j] = t;
-                head[j] = node_vol(pt, c[t], j);
+                head[j] = cs_rl_parts_vol(pt, c[t], j);
                 cs_rl_heap_down(&h, 0);
             } else {
                 cs_rl_heap_pop(&h);
@@ -366,32 +219,27 @@ static cs_rl_status_t level_nodes(const parts_t *pt,
 
 /*
  * Second level, node by node: its s processes procs[] play its s
- * positions pos[] as the exact assignment on their s x s volumes says,
- * or each position by its own process when all of them are on the node
- * and that keeps as much.  vol: s * s scratch, lp: s ints.
+ * positions pos[] as the exact assignment on their volumes says
+ * (kron_inside.c), or each position by its own process when all of them
+ * are on the node and that keeps as much.  lp: s ints.
  */
 static cs_rl_status_t level_procs(const cs_rl_kx_t *kx, const int *node,
                                   int n, const int *procs, const int *pos,
-                                  int s, int64_t *vol, int *lp, int *perm)
+                                  int s, cs_rl_inside_t *w, int *lp,
+                                  int *perm)
 {
     int same = 1;
     int64_t own = 0, got = 0;
     if (s == 0) {
         return CS_RL_OK; /* a node without processes plays nothing */
     }
-    for (int a = 0; a < s; a++) {
-        for (int b = 0; b < s; b++) {
-            vol[(int64_t)a * s + b] = cs_rl_kx_vol(kx, procs[a], pos[b]);
-        }
-        same &= node[pos[a]] == n;
-        own += cs_rl_kx_vol(kx, pos[a], pos[a]);
+    for (int b = 0; b < s; b++) {
+        same &= node[pos[b]] == n;
+        own += cs_rl_kx_vol(kx, pos[b], pos[b]);
     }
-    cs_rl_status_t st = cs_rl_solve_exact(s, vol, lp);
+    cs_rl_status_t st = cs_rl_kx_inside(kx, procs, pos, s, w, lp, &got);
     if (st != CS_RL_OK) {
         return st;
-    }
-    for (int b = 0; b < s; b++) {
-        got += vol[(int64_t)lp[b] * s + b];
     }
     for (int b = 0; b < s; b++) {
         perm[pos[b]] = same && own >= got ? pos[b] : procs[lp[b]];
@@ -400,7 +248,7 @@ static cs_rl_status_t level_procs(const cs_rl_kx_t *kx, const int *node,
 }
 
 /* The two-level relabeling (nodes of at most CS_RL_EXACT_MAX_P). */
-static cs_rl_status_t two_level(const parts_t *pt,
+static cs_rl_status_t two_level(const cs_rl_parts_t *pt,
                                 const cs_rl_node_lists_t *nl, int *perm)
 {
     const cs_rl_kx_t *kx = pt->kx;
@@ -412,33 +260,34 @@ static cs_rl_status_t two_level(const parts_t *pt,
     int *where = malloc((size_t)P * sizeof(*where));
     int *pos = malloc((size_t)P * sizeof(*pos));
     int *qfirst = calloc((size_t)nl->nnodes + 1, sizeof(*qfirst));
-    int64_t *vol = malloc((size_t)smax * (size_t)smax * sizeof(*vol));
     int *lp = malloc((size_t)smax * sizeof(*lp));
-    cs_rl_status_t st = where && pos && qfirst && vol && lp
-                            ? level_nodes(pt, nl, where)
+    cs_rl_inside_t w;
+    cs_rl_status_t st = where && pos && qfirst && lp
+                            ? cs_rl_inside_init(&w, P, smax)
                             : CS_RL_ERR_NOMEM;
     if (st == CS_RL_OK) {
+        st = level_nodes(pt, nl, where);
         /* positions grouped by node, in increasing order */
-        for (int j = 0; j < P; j++) {
+        for (int j = 0; st == CS_RL_OK && j < P; j++) {
             qfirst[where[j] + 1]++;
         }
-        for (int n = 0; n < nl->nnodes; n++) {
+        for (int n = 0; st == CS_RL_OK && n < nl->nnodes; n++) {
             qfirst[n + 1] += qfirst[n];
         }
-        for (int j = 0; j < P; j++) {
+        for (int j = 0; st == CS_RL_OK && j < P; j++) {
             pos[qfirst[where[j]]++] = j;
         }
         for (int n = 0; n < nl->nnodes && st == CS_RL_OK; n++) {
             int s = nl->first[n + 1] - nl->first[n];
             /* qfirst[n] is now the end of node n's positions */
             st = level_procs(kx, pt->node, n, nl->members + nl->first[n],
-                             pos + qfirst[n] - s, s, vol, lp, perm);
+                             pos + qfirst[n] - s, s, &w, lp, perm);
         }
+        cs_rl_inside_free(&w);
     }
     free(where);
     free(pos);
     free(qfirst);
-    free(vol);
     free(lp);
     return st;
 }
@@ -447,44 +296,45 @@ static cs_rl_status_t two_level(const parts_t *pt,
 
 /* The node-aware objective: G[k][j] (relabel_nodes.h). */
 typedef struct {
-    const parts_t *pt;
+    const cs_rl_parts_t *pt;
     int64_t w_rank, dw;
 } ngain_t;
 
+/* w_rank vol[k][j] + dw NV[node(k)][j], the position's cell looked up
+ * once (the swaps' inner loop). */
 static int64_t node_gain(const void *ctx, int k, int j)
 {
     const ngain_t *g = ctx;
-    return g->w_rank * cs_rl_kx_vol(g->pt->kx, k, j) +
-           g->dw * node_vol(g->pt, g->pt->node[k], j);
+    const cs_rl_kx_t *kx = g->pt->kx;
+    int u = kx->bu[j], x = kx->ax[k];
+    if (u < 0) {
+        return 0;
+    }
+    int v = kx->bv[j];
+    int64_t r = x < 0 ? 0 : cs_rl_fac_at(&kx->r, x, u);
+    int64_t own = r ? r * cs_rl_fac_at(&kx->c, kx->ay[k], v) : 0;
+    return (g->w_rank * own +
+            g->dw * cs_rl_parts_elems(g->pt, g->pt->node[k], u, v)) *
+           kx->scale;
 }
 
-/* Improve perm by swaps under the node-aware cost; bound[j] >= G[.][j]:
- * w_rank times the column's largest entry plus dw times its sum. */
-static cs_rl_status_t node_swaps(const parts_t *pt, const cs_rl_machine_t *m,
-                                 int *perm, cs_rl_kron_info_t *in)
+/* Improve perm by swaps under the node-aware cost. */
+static cs_rl_status_t node_swaps(const cs_rl_parts_t *pt,
+                                 const cs_rl_machine_t *m, int *perm,
+                                 cs_rl_kron_info_t *in)
 {
     const cs_rl_kx_t *kx = pt->kx;
-    int P = kx->P;
-    int64_t *bound = malloc((size_t)P * sizeof(*bound));
-    int *cand = NULL;
-    cs_rl_status_t st = bound ? cs_rl_kx_candidates(kx, &cand)
+    int64_t *bound = malloc((size_t)kx->P * sizeof(*bound));
+    cs_rl_status_t st = bound ? cs_rl_parts_bounds(pt, m, bound)
                               : CS_RL_ERR_NOMEM;
     if (st == CS_RL_OK) {
         ngain_t g = {pt, m->w_rank, m->w_node - m->w_rank};
-        for (int j = 0; j < P; j++) {
-            int u = kx->bu[j];
-            bound[j] = u < 0 ? 0
-                             : g.w_rank * kx->r.cmax[u] *
-                                       kx->c.cmax[kx->bv[j]] * kx->scale +
-                                   g.dw * cs_rl_kron_col_bytes(kx, j);
-        }
         cs_rl_obj_t obj = {node_gain, &g, bound};
-        st = cs_rl_kx_swaps(P, &obj, cand, CS_RL_KRON_CAND,
+        st = cs_rl_kx_swaps(kx->P, &obj, kx->cand, CS_RL_KRON_CAND,
                             CS_RL_KRON_PASSES, perm, &in->passes,
                             &in->swaps);
     }
     free(bound);
-    free(cand);
     return st;
 }
 
@@ -506,7 +356,7 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
     int *two = malloc((size_t)P * sizeof(*two));
     cs_rl_node_lists_t nl;
     memset(&nl, 0, sizeof(nl));
-    parts_t pt;
+    cs_rl_parts_t pt;
     cs_rl_kron_info_t in, pin = {.method = CS_RL_KRON_PLAIN};
     cs_rl_status_t st = best && two ? CS_RL_OK : CS_RL_ERR_NOMEM;
     if (st == CS_RL_OK && plain) {
@@ -516,16 +366,17 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
         st = cs_rl_kron_solve(kx, best, &pin);
     }
     if (st == CS_RL_OK) {
-        st = parts_build(kx, m, &pt);
+        st = cs_rl_parts_build(kx, m, &pt);
     }
     if (st != CS_RL_OK) {
         free(best);
         free(two);
         return st;
     }
-    cs_rl_split_t sp, sid, stw;
+    cs_rl_split_t sp, sid, spl, stw;
     split_of(&pt, m, best, &sp);
     split_of(&pt, m, NULL, &sid);
+    spl = sp;
     in = pin;
     in.start_cost = sp.cost;
     in.passes = 0;
@@ -566,14 +417,31 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
         }
         in.cost = sp.cost;
         in.kept = sp.kept;
+        in.split_identity = sid;
+        in.split_plain = spl;
+        in.split = sp;
         memcpy(perm_p, best, (size_t)P * sizeof(*perm_p));
         if (info_p) {
             *info_p = in;
         }
     }
     cs_rl_node_lists_free(&nl);
-    parts_free(&pt);
+    cs_rl_parts_free(&pt);
     free(best);
     free(two);
     return st;
+}
+
+int64_t cs_rl_kron_nodes_bytes(int P, int nnodes, int smax)
+{
+    /* Per process: best, two (8) and the parts (fix, lo, hi: 12, at most
+     * one part per process) held throughout, the node lists (4), and the
+     * larger phase: the two-level start (where, pos, the inside
+     * assignment's loc: 12; level_nodes' cn, next, head, heap: 32) or
+     * the swaps (bound, the windows, cur, at, changed, seen: 36).  Per
+     * node about 32 (counts, firsts, room); the inside assignment's
+     * pairs and square, 32 smax^2, and its 52 smax. */
+    return 68 * (int64_t)P + 32 * ((int64_t)nnodes + 1) +
+           32 * (int64_t)smax * smax + 52 * (int64_t)smax +
+           ((int64_t)64 << 10);
 }

@@ -68,8 +68,10 @@ typedef struct cs_rl_kx cs_rl_kx_t;
 
 /*
  * Check problem k and index it: lookups, sorted rows and columns of the
- * factors.  O(P + factor entries + cells) time and memory (the factor
- * tables are also held dense where they have at most 2^21 cells).
+ * factors, every process's CS_RL_KRON_CAND largest entries (the solvers'
+ * candidates).  O(P + factor entries + cells) memory (the factor tables
+ * are also held dense, with their column prefix sums, where they have at
+ * most 2^21 cells), O(P * CS_RL_KRON_CAND * log + entries log) time.
  * Returns CS_RL_OK, CS_RL_ERR_INVALID (a bad size, an unsorted or
  * repeated entry, w <= 0, proc or pos not distinct in [0, P)),
  * CS_RL_ERR_LIMIT (the total overflows int64), CS_RL_ERR_NOMEM.
@@ -129,6 +131,10 @@ typedef struct {
     int64_t cost;           /* node-aware: cost of the result, else 0 */
     int passes;             /* swap passes */
     int64_t swaps;          /* swaps made */
+    /* node-aware: where the bytes go (cs_rl_kron_split) under the
+     * identity, the plain relabeling and the result, as the solver
+     * computed them anyway (each costs O(P x parts)) */
+    cs_rl_split_t split_identity, split_plain, split;
 } cs_rl_kron_info_t;
 
 /* Candidate positions per process the greedy and the swaps look at:
@@ -173,6 +179,7 @@ cs_rl_status_t cs_rl_kron_split(const cs_rl_kx_t *kx,
  * then inside each node the exact assignment, nodes of at most
  * CS_RL_EXACT_MAX_P processes), improved by swaps under the weighted
  * cost.  Never costs more than the identity or the plain relabeling.
+ * info_p also gets the three splits (identity, plain, result).
  * plain: cs_rl_kron_solve()'s result if the caller has it (P ints,
  * borrowed), else NULL to compute it here.  perm_p: P ints, written on
  * success; info_p may be NULL.  Returns CS_RL_OK, CS_RL_ERR_INVALID (m
@@ -193,5 +200,24 @@ cs_rl_status_t cs_rl_kron_solve_nodes(const cs_rl_kx_t *kx,
 cs_rl_status_t cs_rl_kron_flows(const cs_rl_kx_t *kx,
                                 const cs_rl_machine_t *m, const int *perm,
                                 cs_rl_flow_t *flow_p);
+
+/* ------------------------------------------------------------ memory */
+
+/*
+ * Heap bytes the functions above hold at most, for a caller that claims
+ * them before it calls (the shim counts them under COSTA_SHIM_MAX_MEMORY).
+ * cs_rl_kron_bytes: cs_rl_kron_create's indexed problem (and its
+ * creation) for factors of r_na x r_nb and c_na x c_nb coordinates with
+ * at most entries nonzero entries in all.  On top of it:
+ * cs_rl_kron_solve_bytes, cs_rl_kron_solve; cs_rl_kron_nodes_bytes,
+ * cs_rl_kron_solve_nodes given the plain relabeling, on nnodes nodes of at
+ * most smax processes (without it, add cs_rl_kron_solve_bytes).  Counted
+ * from the allocations (kron.c, kron_solve.c, kron_nodes.c), checked
+ * under a counting heap by test_apps/unit/test_relabel_shape.c.
+ */
+int64_t cs_rl_kron_bytes(int P, int r_na, int r_nb, int c_na, int c_nb,
+                         int64_t entries);
+int64_t cs_rl_kron_solve_bytes(int P, int64_t entries);
+int64_t cs_rl_kron_nodes_bytes(int P, int nnodes, int smax);
 
 #endif /* CS_RELABEL_RELABEL_KRON_H */

@@ -54,12 +54,6 @@ static int64_t shape_segments(const cs_shim_rl_shape_in_t *in)
 /* Fixed slack of every bound: small arrays, allocator rounding. */
 #define SHAPE_SLACK ((int64_t)64 << 10)
 
-/* Bytes per process of B that the factored way's plain solver holds at
- * most (candidates, the greedy's heap, the swaps' vectors; 65 measured
- * at P = 65,536), and the node-aware solver (73 measured). */
-#define KRON_SOLVE_PROC_BYTES 80
-#define KRON_NODES_PROC_BYTES 96
-
 /* Whether the shape's nodes differ among the context's ranks. */
 static int nodes_differ(const cs_shim_rl_shape_in_t *in)
 {
@@ -253,29 +247,24 @@ out:
  */
 static int64_t kron_solve_bytes(const cs_shim_rl_shape_in_t *in)
 {
-    int64_t pb = (int64_t)in->lb->nprow * in->lb->npcol;
-    return KRON_SOLVE_PROC_BYTES * pb + 4 * (int64_t)in->np;
+    int pb = in->lb->nprow * in->lb->npcol;
+    return cs_rl_kron_solve_bytes(pb, shape_segments(in));
 }
 
 static int64_t kron_bytes(const cs_shim_rl_shape_in_t *in)
 {
     int64_t np = in->np, seg = shape_segments(in);
     int64_t pa = (int64_t)in->la->nprow * in->la->npcol;
-    int64_t pb = (int64_t)in->lb->nprow * in->lb->npcol;
+    int pb = in->lb->nprow * in->lb->npcol;
     /* factor tables: A's coordinates by B's, per dimension */
     int tr = in->op->trans != 0;
-    int64_t ar = tr ? in->la->npcol : in->la->nprow;
-    int64_t ac = tr ? in->la->nprow : in->la->npcol;
-    int64_t br = in->lb->nprow, bc = in->lb->npcol;
-    int64_t dense = 0, cells[2] = {ar * br, ac * bc};
-    for (int k = 0; k < 2; k++) { /* relabel/kron.c's dense tables */
-        dense += cells[k] <= ((int64_t)1 << 21) ? 8 * cells[k] : 0;
-    }
-    /* factors 16 and the index 96 per entry (entries <= segments),
-     * proc, pos, bidx, perm, and the problem's 16 per process and 4 per
-     * cell */
-    int64_t held = 112 * seg + 48 * (ar + ac + br + bc) + dense +
-                   4 * (pa + pb + np + pb) + 16 * pb + 4 * (pa + pb);
+    int ar = tr ? in->la->npcol : in->la->nprow;
+    int ac = tr ? in->la->nprow : in->la->npcol;
+    int br = in->lb->nprow, bc = in->lb->npcol;
+    /* the factors (16 per entry, entries <= segments), proc, pos, bidx,
+     * perm, and relabel's indexed problem */
+    int64_t held = 16 * seg + 4 * (pa + pb + np + pb) +
+                   cs_rl_kron_bytes(pb, ar, br, ac, bc, seg);
     int64_t overlays = SHAPE_OVERLAY_SEG_BYTES * seg;
     int64_t solve = kron_solve_bytes(in);
     int64_t b = held + solve > overlays ? held + solve : overlays;
@@ -284,15 +273,14 @@ static int64_t kron_bytes(const cs_shim_rl_shape_in_t *in)
 
 /* What the node-aware step needs beyond the plain solver's share of the
  * claim (free again by then): its vectors (nodes of B's processes, the
- * permutation, one int per rank), the solver per process and node, the
- * exact assignment inside the largest node (smax processes). */
+ * permutation, one int per rank) and relabel's node-aware solver. */
 static int64_t kron_nodes_extra(const cs_shim_rl_shape_in_t *in, int64_t nn,
                                 int64_t smax)
 {
-    int64_t pb = (int64_t)in->lb->nprow * in->lb->npcol;
-    int64_t need = 8 * pb + 4 * (int64_t)in->np +
-                   KRON_NODES_PROC_BYTES * pb + 32 * nn +
-                   40 * smax * smax + SHAPE_SLACK;
+    int pb = in->lb->nprow * in->lb->npcol;
+    int64_t need = 8 * (int64_t)pb + 4 * (int64_t)in->np +
+                   cs_rl_kron_nodes_bytes(pb, (int)nn, (int)smax) +
+                   SHAPE_SLACK;
     int64_t have = kron_solve_bytes(in);
     return need > have ? need - have : 0;
 }
@@ -387,14 +375,11 @@ static cs_status_t kron_nodes(const cs_shim_rl_shape_in_t *in,
     }
     int64_t wr = in->w_rank, wn = in->w_node;
     cs_rl_machine_t m = {pb, nn, bnode, wr, wn > wr ? wn : wr};
-    cs_rl_split_t a, p, n;
-    if (cs_rl_kron_split(kx, &m, NULL, &a) == CS_RL_OK &&
-        cs_rl_kron_split(kx, &m, perm, &p) == CS_RL_OK &&
-        cs_rl_kron_solve_nodes(kx, &m, perm, pn, NULL) == CS_RL_OK &&
-        cs_rl_kron_split(kx, &m, pn, &n) == CS_RL_OK) {
-        s->net = a.across;
-        s->net_plain = p.across;
-        s->net_node = n.across;
+    cs_rl_kron_info_t info;
+    if (cs_rl_kron_solve_nodes(kx, &m, perm, pn, &info) == CS_RL_OK) {
+        s->net = info.split_identity.across;
+        s->net_plain = info.split_plain.across;
+        s->net_node = info.split.across;
     }
     st = CS_OK; /* as the dense way: a failed solver leaves them -1 */
 out:

@@ -5,7 +5,10 @@
 # element count): passes only if it exits 0 and its last output line is
 # the sentinel "cs_test: OK"; then test_relabel_nodes (node-aware and
 # sparse solvers) and test_relabel_kron (the factored volume against the
-# direct count, the Kronecker solvers against the exact one) alike.  With
+# direct count, the Kronecker solvers against the exact one) and
+# test_relabel_kron_inner (their swaps against full passes, the node-aware
+# pruning bound against every gain, the assignment inside a node against
+# the exact solver) alike.  With
 # CS_CHECK_FULL=1 they run 20 times as many random cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT, CS_CHECK_FULL.
 set -u
@@ -25,3 +28,7 @@ bin3="$BUILD_DIR/t/unit/test_relabel_kron"
 cs_need_files "$bin3"
 out=$(cd "$CS_OUT" && "$bin3" "$scale" 2>&1)
 cs_expect_ok test_relabel_kron $? "$out"
+bin4="$BUILD_DIR/t/unit/test_relabel_kron_inner"
+cs_need_files "$bin4"
+out=$(cd "$CS_OUT" && "$bin4" "$scale" 2>&1)
+cs_expect_ok test_relabel_kron_inner $? "$out"

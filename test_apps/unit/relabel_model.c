@@ -285,16 +285,9 @@ static int run_kron(const cs_eng_layout_t *la, const cs_eng_layout_t *lb,
         st = cs_rl_kron_solve_nodes(kx, mach, pplain, pnode, &in);
         tm_stop(&t_node);
     }
-    cs_rl_split_t sid, spl, snd;
-    if (st == CS_RL_OK) {
-        st = cs_rl_kron_split(kx, mach, NULL, &sid);
-    }
-    if (st == CS_RL_OK) {
-        st = cs_rl_kron_split(kx, mach, pplain, &spl);
-    }
-    if (st == CS_RL_OK) {
-        st = cs_rl_kron_split(kx, mach, pnode, &snd);
-    }
+    /* the solver's own splits of the three relabelings */
+    cs_rl_split_t sid = in.split_identity, spl = in.split_plain;
+    cs_rl_split_t snd = in.split;
     if (st != CS_RL_OK) {
         fprintf(stderr, "relabel_model: relabeling: %s\n",
                 cs_rl_status_str(st));

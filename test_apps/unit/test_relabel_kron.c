@@ -463,6 +463,12 @@ static int *random_nodes(int P, int *nnodes_p, int *rpn_p)
     return node;
 }
 
+static int split_eq(const cs_rl_split_t *a, const cs_rl_split_t *b)
+{
+    return a->kept == b->kept && a->in_node == b->in_node &&
+           a->across == b->across && a->cost == b->cost;
+}
+
 static void test_split_flows(int scale)
 {
     for (int c = 0; c < 150 * scale; c++) {
@@ -568,6 +574,10 @@ static void test_nodes_sweep(int scale)
         CS_TEST_EQ(cs_rl_split(&v, &m, pp, &sp), CS_RL_OK);
         CS_TEST_EQ(cs_rl_split(&v, &m, NULL, &sid), CS_RL_OK);
         CS_TEST_EQ(sk.cost, in.cost);
+        /* the splits the solver hands back are the whole matrix's */
+        CS_TEST_ASSERT(split_eq(&in.split, &sk) &&
+                       split_eq(&in.split_identity, &sid) &&
+                       split_eq(&in.split_plain, &sp));
         CS_TEST_ASSERT(sk.cost >= se.cost && sk.cost <= sid.cost &&
                        sk.cost <= sp.cost && in.cost <= in.start_cost);
         double x = ratios_add(&rs, sk.cost, se.cost);
