@@ -82,12 +82,20 @@ static void join(int *up, int a, int b)
 
 /* The nonzero volumes of the node's processes to its positions, into
  * ea/eb/ew; returns their count.  A process's row is walked entry by
- * entry (products of its factor rows) unless it has more than s. */
+ * entry (products of its factor rows) unless it has more than s; then
+ * its s positions are looked up, with R's entries of the positions kept
+ * while the processes share a grid row (a node of consecutive ranks in
+ * a row-major grid: one row for all). */
 static int64_t node_edges(const cs_rl_kx_t *kx, const int *procs,
                           const int *pos, int s, cs_rl_inside_t *w)
 {
     const cs_rl_fac_t *r = &kx->r, *c = &kx->c;
-    int64_t ne = 0;
+    int64_t ne = 0, *rrow = w->vol; /* s entries; vol is free until the
+                                     * components are solved */
+    int *vcol = w->ints, rx = -1;   /* s entries, free until then too */
+    for (int b = 0; b < s; b++) {
+        vcol[b] = kx->bv[pos[b]];
+    }
     for (int a = 0; a < s; a++) {
         int k = procs[a], x = kx->ax[k], y = kx->ay[k];
         if (x < 0) {
@@ -96,12 +104,20 @@ static int64_t node_edges(const cs_rl_kx_t *kx, const int *procs,
         int64_t nr = r->rfirst[x + 1] - r->rfirst[x];
         int64_t nc = c->rfirst[y + 1] - c->rfirst[y];
         if (nr * nc > s) {
+            if (x != rx) {
+                for (int b = 0; b < s; b++) {
+                    int u = kx->bu[pos[b]];
+                    rrow[b] = u < 0 ? 0 : cs_rl_fac_at(r, x, u);
+                }
+                rx = x;
+            }
             for (int b = 0; b < s; b++) {
-                int64_t v = cs_rl_kx_vol(kx, k, pos[b]);
-                if (v > 0) {
+                int64_t e = rrow[b] ? rrow[b] * cs_rl_fac_at(c, y, vcol[b])
+                                    : 0;
+                if (e > 0) {
                     w->ea[ne] = a;
                     w->eb[ne] = b;
-                    w->ew[ne++] = v;
+                    w->ew[ne++] = e * kx->scale;
                 }
             }
             continue;
