@@ -7,7 +7,6 @@
  * MPI: only local queries of the call's communicator (size, groups).
  */
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "relabel/relabel.h"
@@ -27,6 +26,37 @@ static void key_dist(int64_t *f, const cs_eng_dist_t *d)
     f[4] = d->nprocs;
 }
 
+/* Ranks translated to MPI_COMM_WORLD this many at a time, on the stack:
+ * a call's view needs no memory that grows with its processes (the four
+ * arrays of world ranks it held were 1 MB a call at P = 65,536, outside
+ * COSTA_SHIM_MAX_MEMORY). */
+#define OBSERVE_CHUNK 512
+
+/*
+ * The world ranks of n ranks of group g: r[0..n), or 0..n-1 when r is
+ * NULL.  Their smallest into *lo; their hash returned, chunk by chunk
+ * (every process of the call chunks alike, so all get the same key).
+ */
+static uint64_t world_scan(MPI_Group g, MPI_Group wg, const int *r, int n,
+                           int *lo)
+{
+    int in[OBSERVE_CHUNK], out[OBSERVE_CHUNK];
+    uint64_t h = 0;
+    *lo = INT_MAX;
+    for (int i = 0; i < n; i += OBSERVE_CHUNK) {
+        int k = n - i < OBSERVE_CHUNK ? n - i : OBSERVE_CHUNK;
+        for (int q = 0; q < k; q++) {
+            in[q] = r ? r[i + q] : i + q;
+        }
+        MPI_Group_translate_ranks(g, k, in, wg, out);
+        for (int q = 0; q < k; q++) {
+            *lo = out[q] < *lo ? out[q] : *lo;
+        }
+        h = cs_rl_hash_ints(h, out, k);
+    }
+    return h;
+}
+
 void cs_shim_relabel_observe(const cs_eng_layout_t *la,
                              const cs_eng_layout_t *lb, const cs_eng_op_t *op,
                              MPI_Comm comm, int stamp_a, int stamp_b,
@@ -41,37 +71,17 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
         return;
     }
     int pa = la->nprow * la->npcol, pb = lb->nprow * lb->npcol;
-    int *ranks = malloc((size_t)np * sizeof(int));
-    int *world = malloc((size_t)np * sizeof(int));
-    int *wa = malloc((size_t)pa * sizeof(int));
-    int *wb = malloc((size_t)pb * sizeof(int));
-    if (!ranks || !world || !wa || !wb) {
-        goto out;
-    }
     /* the grids' ranks in MPI_COMM_WORLD: the key must not depend on which
      * communicator the call came through */
     MPI_Group g, wg;
     MPI_Comm_group(comm, &g);
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int i = 0; i < np; i++) {
-        ranks[i] = i;
-    }
-    MPI_Group_translate_ranks(g, np, ranks, wg, world);
+    int keeper_rank, owner_a, owner_b;
+    world_scan(g, wg, NULL, np, &keeper_rank);
+    uint64_t hash_a = world_scan(g, wg, la->grid, pa, &owner_a);
+    uint64_t hash_b = world_scan(g, wg, lb->grid, pb, &owner_b);
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
-    int keeper_rank = world[0];
-    for (int i = 1; i < np; i++) {
-        keeper_rank = world[i] < keeper_rank ? world[i] : keeper_rank;
-    }
-    int owner_a = INT_MAX, owner_b = INT_MAX;
-    for (int i = 0; i < pa; i++) {
-        wa[i] = world[la->grid[i]];
-        owner_a = wa[i] < owner_a ? wa[i] : owner_a;
-    }
-    for (int i = 0; i < pb; i++) {
-        wb[i] = world[lb->grid[i]];
-        owner_b = wb[i] < owner_b ? wb[i] : owner_b;
-    }
     /* every process of the call keeps the same key; only the keeper counts
      * the call for the plan, so each call is counted once world-wide */
     int keeper = keeper_rank == cs_shim_world_rank();
@@ -99,8 +109,8 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
     key->sb = stamp_b;
     key->ob = owner_b;
     key->keeper = keeper_rank;
-    key->hash_a = (int64_t)cs_rl_hash_ints(0, wa, pa);
-    key->hash_b = (int64_t)cs_rl_hash_ints(0, wb, pb);
+    key->hash_a = (int64_t)hash_a;
+    key->hash_b = (int64_t)hash_b;
     c.la = la;
     c.lb = lb;
     c.op = op;
@@ -109,9 +119,4 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
     c.routine = rec->routine;
     c.keeper = keeper;
     cs_shim_relabel_cache_observe(&c, rec);
-out:
-    free(wb);
-    free(wa);
-    free(world);
-    free(ranks);
 }
