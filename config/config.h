@@ -59,8 +59,10 @@ typedef enum {
     CS_CFG_FAULT_TABLE,     /* p?gemr2d's exchanged table */
     CS_CFG_FAULT_VERIFY,    /* COSTA_SHIM_VERIFY's copy of the target */
     CS_CFG_FAULT_DIGEST,    /* every digest is 0, on every rank */
-    CS_CFG_FAULT_RELABEL    /* COSTA_SHIM_RELABEL's memory claim for a
+    CS_CFG_FAULT_RELABEL,   /* COSTA_SHIM_RELABEL's memory claim for a
                              * new call shape */
+    CS_CFG_FAULT_RELABEL_DENSE /* the plan's position matrix of a new
+                                * call shape (its factors kept) */
 } cs_cfg_fault_t;
 
 /* Bits of cs_config_t.stats_format. */

@@ -26,8 +26,8 @@ static const char *const cs_level_words[] = {"error", "warn", "info",
 static const char *const cs_threads_words[] = {"default", NULL};
 /* Index = cs_cfg_fault_t value. */
 static const char *const cs_fault_words[] = {
-    "off",   "blacs",  "window", "workspace", "plan",
-    "table", "verify", "digest", "relabel",   NULL};
+    "off",   "blacs",  "window", "workspace",     "plan",
+    "table", "verify", "digest", "relabel", "relabel_dense", NULL};
 /* The word of COSTA_SHIM_MAX_MEMORY's computed default. */
 static const char *const cs_auto_words[] = {"auto", NULL};
 
@@ -176,7 +176,7 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
     {"COSTA_SHIM_TEST_FAULT", "off", NULL, CS_CFG_T_ENUM, CS_OFF(test_fault),
      cs_fault_words, 0, 0,
      "`off`, `blacs`, `window`, `workspace`, `plan`, `table`, `verify`, "
-     "`digest`, `relabel`",
+     "`digest`, `relabel`, `relabel_dense`",
      "testing: on the rank COSTA_SHIM_TEST_FAULT_RANK names, this step's "
      "allocation fails: the context's communicator (`blacs`), the shared "
      "send buffer (`window`), the engine's workspace (`workspace`), the "
@@ -184,7 +184,10 @@ const cs_cfg_row_t cs_cfg_rows[CS_CFG_N_ROWS] = {
      "(`verify`); every rank must still take the same path.  `digest`: "
      "every rank's digests of tables and arguments are 0 (they all "
      "collide).  `relabel`: COSTA_SHIM_RELABEL's memory claim for each "
-     "new call shape is refused, as above the memory cap"},
+     "new call shape is refused, as above the memory cap.  "
+     "`relabel_dense`: the plan's position matrix of each new call shape "
+     "is refused, so the keeper keeps its factors, as for grids too large "
+     "for a matrix"},
     {"COSTA_SHIM_TEST_FAULT_RANK", "0", NULL, CS_CFG_T_INT,
      CS_OFF(test_fault_rank), NULL, 0, INT32_MAX, "a rank of MPI_COMM_WORLD",
      "testing: the rank on which COSTA_SHIM_TEST_FAULT's step fails"},

@@ -59,10 +59,8 @@ void cs_rl_plan_print(FILE *f, const cs_rl_problem_t *pb,
     }
     for (int k = 0; k < pb->npairs; k++) {
         const cs_rl_pair_t *p = &pb->pr[k];
-        int64_t tot = 0;
-        for (int64_t e = 0; e < (int64_t)p->pa * p->pb; e++) {
-            tot += p->v[e];
-        }
+        int sat = 0;
+        int64_t tot = cs_rl_pair_total(p, &sat);
         fprintf(f,
                 "# pair #%d -> #%d: %" PRId64 " calls, %" PRId64
                 " bytes, crossing %" PRId64 " with the application's maps, "

@@ -7,6 +7,7 @@
  * fills the problem (from one rank's records or from all ranks', gathered
  * over MPI) and hands it over as plain arrays.
  */
+#include "relabel/plan_int.h"
 #include "relabel/relabel.h"
 
 #include <stdint.h>
@@ -93,6 +94,10 @@ void cs_rl_problem_order(cs_rl_problem_t *pb)
             pb->incomplete = 1; /* a grid nobody recorded */
             continue;
         }
+        if (!p->v && !cs_rl_terms_ok(p)) {
+            pb->incomplete = 1; /* terms that do not read or fit */
+            continue;
+        }
         pb->pr[n++] = *p;
     }
     pb->npairs = n;
@@ -100,7 +105,10 @@ void cs_rl_problem_order(cs_rl_problem_t *pb)
     n = 0;
     for (int k = 0; k < pb->npairs; k++) {
         cs_rl_pair_t *p = &pb->pr[k], *last = n > 0 ? &pb->pr[n - 1] : NULL;
-        if (last && last->ga == p->ga && last->gb == p->gb) {
+        /* dense pairs of the same grids are summed; factored ones stay
+         * apart (the steps read every pair of a grid) */
+        if (last && last->ga == p->ga && last->gb == p->gb && last->v &&
+            p->v) {
             for (int64_t e = 0; e < (int64_t)p->pa * p->pb; e++) {
                 last->v[e] = cs_rl_add_sat(last->v[e], p->v[e],
                                            &pb->saturated);

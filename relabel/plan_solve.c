@@ -15,50 +15,12 @@
  * a few rounds of coordinate descent (each step never increases the
  * total, with the exact solver up to CS_RL_EXACT_MAX_P positions).
  */
+#include "relabel/plan_int.h"
 #include "relabel/relabel.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
-                        int *pos, int nworld)
-{
-    for (int j = 0; j < p->pb; j++) {
-        if (mb[j] >= 0 && mb[j] < nworld) {
-            pos[mb[j]] = j;
-        }
-    }
-    int64_t kept = 0;
-    for (int i = 0; i < p->pa; i++) {
-        int j = ma[i] >= 0 && ma[i] < nworld ? pos[ma[i]] : -1;
-        if (j >= 0) {
-            kept += p->v[(int64_t)i * p->pb + j];
-        }
-    }
-    for (int j = 0; j < p->pb; j++) {
-        if (mb[j] >= 0 && mb[j] < nworld) {
-            pos[mb[j]] = -1;
-        }
-    }
-    return kept;
-}
-
-int64_t cs_rl_pair_across(const cs_rl_pair_t *p, const int *ma,
-                          const int *mb, const int *node, int nworld)
-{
-    int64_t across = 0;
-    for (int i = 0; i < p->pa; i++) {
-        for (int j = 0; j < p->pb; j++) {
-            int x = ma[i], y = mb[j];
-            if (x >= 0 && x < nworld && y >= 0 && y < nworld &&
-                node[x] != node[y]) {
-                across += p->v[(int64_t)i * p->pb + j];
-            }
-        }
-    }
-    return across;
-}
 
 /* The gains of grid g's positions (n) against the current maps of the
  * others: w[i][j] += what process i of g (cur[g][i]) gains playing
@@ -109,13 +71,19 @@ static int gains(const cs_rl_problem_t *pb, int g, int **cur, const int *pos,
 }
 
 /* One coordinate-descent step: the best map of grid g against the
- * current maps of the others.  Returns 1 if cur[g] changed. */
+ * current maps of the others (a grid with factored pairs: plan_kron.c).
+ * Returns 1 if cur[g] changed. */
 static int optimise_grid(cs_rl_problem_t *pb, int g, int **cur, int *pos)
 {
     int n = pb->g[g].p * pb->g[g].q;
-    int involved = 0;
+    int involved = 0, factored = 0;
     for (int k = 0; k < pb->npairs; k++) {
-        involved |= pb->pr[k].ga == g || pb->pr[k].gb == g;
+        const cs_rl_pair_t *p = &pb->pr[k];
+        involved |= p->ga == g || p->gb == g;
+        factored |= (p->ga == g || p->gb == g) && !p->v;
+    }
+    if (factored) {
+        return cs_rl_plan_kron_step(pb, g, cur, pos);
     }
     if (!involved || n > CS_RL_MAX_P) {
         return 0;

@@ -305,13 +305,17 @@ typedef struct {
     int *map;           /* p * q world ranks as created (owned) */
 } cs_rl_grid_t;
 
-/* Position volumes from grid (sa, oa) to grid (sb, ob). */
+/* Position volumes from grid (sa, oa) to grid (sb, ob): a pa x pb matrix
+ * or, for grids too large for one (a pair of 65,536-position grids would
+ * take 32 GiB), factored terms (relabel_kron.h, cs_rl_term_pack). */
 typedef struct {
     int sa, oa, sb, ob; /* the grids by name */
     int ga, gb;         /* ... and by plan number, -1 unknown */
     int pa, pb;         /* their numbers of positions */
     int64_t calls;
-    int64_t *v;         /* pa x pb bytes, row-major (borrowed) */
+    int64_t *v;         /* pa x pb bytes, row-major (borrowed), or NULL */
+    const int64_t *fw;  /* with v NULL: nfw words of terms (borrowed) */
+    int64_t nfw;
 } cs_rl_pair_t;
 
 /* What a plan is computed from: the grids in plan order and the pairs
@@ -382,9 +386,13 @@ typedef struct {
  * each byte that stays in its node)
  * (coordinate descent, at most CS_RL_PLAN_ROUNDS rounds, each step an
  * assignment solved by cs_rl_solve() with no time budget, so the result
- * is deterministic and never worse than the application's maps).  A step
- * that runs out of memory, or a grid above CS_RL_MAX_P positions, leaves
- * that grid's map as it is and marks the problem incomplete.
+ * is deterministic and never worse than the application's maps).  A grid
+ * with a factored pair takes the Kronecker solvers instead, on its
+ * largest term, the step kept only where it lowers the cost of all the
+ * grid's pairs.  A step that runs out of memory, or a grid above
+ * CS_RL_MAX_P positions with only dense pairs, or a term that does not
+ * fit its grids, leaves that grid's map as it is and marks the problem
+ * incomplete.
  * plan_p: out; release it with cs_rl_plan_free() whatever the result.
  * Returns CS_RL_OK; CS_RL_ERR_NOMEM; CS_RL_ERR_INVALID when a map holds a
  * rank outside [0, pb->nworld) (plan_p->bad_grid names the grid).
@@ -398,15 +406,20 @@ void cs_rl_plan_free(cs_rl_plan_t *plan);
 /*
  * Bytes pair p keeps on their process when grid ga has map ma and grid gb
  * map mb.  pos: nworld ints, all -1 on entry and on return (the plan's
- * scratch).  Ranks outside [0, nworld) keep nothing.
+ * scratch).  Ranks outside [0, nworld) keep nothing.  O(pa x pb), or
+ * O(pa + pb) lookups for a factored pair.
  */
 int64_t cs_rl_pair_kept(const cs_rl_pair_t *p, const int *ma, const int *mb,
                         int *pos, int nworld);
 
 /* Bytes of pair p that cross nodes (node: per world rank) when grid ga
- * has map ma and grid gb map mb.  O(pa x pb). */
+ * has map ma and grid gb map mb.  O(pa x pb); factored, O(the pairs of
+ * positions that share a node). */
 int64_t cs_rl_pair_across(const cs_rl_pair_t *p, const int *ma,
                           const int *mb, const int *node, int nworld);
+
+/* Bytes of pair p in all (saturated at INT64_MAX, *sat then set). */
+int64_t cs_rl_pair_total(const cs_rl_pair_t *p, int *sat);
 
 /* ------------------------------------------------------------ plan files */
 

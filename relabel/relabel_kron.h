@@ -201,6 +201,24 @@ cs_rl_status_t cs_rl_kron_flows(const cs_rl_kx_t *kx,
                                 const cs_rl_machine_t *m, const int *perm,
                                 cs_rl_flow_t *flow_p);
 
+/* ------------------------------------------------------------ plans */
+
+/*
+ * A pair of a relabeling plan (relabel.h, cs_rl_pair_t.fw) too large for
+ * its position matrix holds its calls' volumes as terms, each the
+ * factors of one call shape, as int64 words (gathered as they are):
+ *   calls scale trans rna rnb rn cna cnb cn
+ *   r.pa[rn] r.pb[rn] r.w[rn] c.pa[cn] c.pb[cn] c.w[cn]
+ * the factors as in cs_rl_kron_t, over the grids' cells: A's position
+ * of the operation's cell (x, y) is x * cna + y (trans: A's grid is read
+ * transposed, y * rna + x), B's position of (u, v) is u * cnb + v.
+ * cs_rl_term_words: the words of one term; cs_rl_term_pack writes it at
+ * w (entries as cs_rl_kron_t's: sorted, positive).
+ */
+int64_t cs_rl_term_words(const cs_rl_factor_t *r, const cs_rl_factor_t *c);
+void cs_rl_term_pack(int64_t *w, int64_t calls, int64_t scale, int trans,
+                     const cs_rl_factor_t *r, const cs_rl_factor_t *c);
+
 /* ------------------------------------------------------------ memory */
 
 /*

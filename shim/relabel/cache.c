@@ -49,6 +49,9 @@ typedef struct {
     int64_t net, net_plain, net_node; /* across nodes, -1: one node */
     int pa, pb;         /* positions of A's and B's grids */
     int64_t *posmat;    /* keeper: pa x pb bytes, position to position */
+    int64_t *term;      /* keeper, without posmat: the shape's factors as
+                         * a plan term (nterm words, calls 0) */
+    int64_t nterm;
     int64_t calls;      /* calls not yet added to the pair */
 } shape_t;
 
@@ -59,6 +62,8 @@ static uint64_t cs_use_clock;
 /* Position volumes of the calls from grid (sa, oa) to grid (sb, ob) this
  * process kept (their plan numbers ga, gb stay -1 here). */
 static cs_rl_pair_t cs_pairs[CS_SHIM_RELABEL_PAIRS];
+static int64_t *cs_pair_fw[CS_SHIM_RELABEL_PAIRS]; /* a factored pair's
+                                                    * terms (its fw) */
 static int cs_npairs;
 static int64_t cs_kept_bytes;   /* bytes of posmat and pair matrices, all
                                  * claimed under the memory cap */
@@ -117,21 +122,25 @@ static void keep_unclaim(int64_t bytes)
 
 /* ------------------------------------------------------------ pairs */
 
-static cs_rl_pair_t *pair_get(const cs_shim_relabel_key_t *k, int pa, int pb)
+/* The pair of key k's grids kept as a matrix (terms 0) or as factored
+ * terms (1), made when new; NULL when it cannot be kept. */
+static cs_rl_pair_t *pair_get(const cs_shim_relabel_key_t *k, int pa, int pb,
+                              int terms)
 {
     for (int i = 0; i < cs_npairs; i++) {
         cs_rl_pair_t *p = &cs_pairs[i];
         if (p->sa == k->sa && p->oa == k->oa && p->sb == k->sb &&
-            p->ob == k->ob) {
+            p->ob == k->ob && (p->v == NULL) == terms) {
             return p->pa == pa && p->pb == pb ? p : NULL;
         }
     }
-    int64_t bytes = (int64_t)pa * pb * (int64_t)sizeof(int64_t);
+    int64_t bytes = terms ? 0 : (int64_t)pa * pb * (int64_t)sizeof(int64_t);
     if (cs_npairs == CS_SHIM_RELABEL_PAIRS || keep_claim(bytes) != 0) {
         return NULL;
     }
-    int64_t *v = calloc((size_t)pa * (size_t)pb, sizeof(int64_t));
-    if (!v) {
+    int64_t *v = terms ? NULL : calloc((size_t)pa * (size_t)pb,
+                                       sizeof(int64_t));
+    if (!terms && !v) {
         keep_unclaim(bytes);
         return NULL;
     }
@@ -143,16 +152,40 @@ static cs_rl_pair_t *pair_get(const cs_shim_relabel_key_t *k, int pa, int pb)
     return p;
 }
 
+/* Append a term of calls calls (a copy of the shape's words) to factored
+ * pair p: 0, or -1 when it cannot be kept. */
+static int pair_add_term(cs_rl_pair_t *p, const shape_t *s)
+{
+    int i = (int)(p - cs_pairs);
+    int64_t n = s->nterm;
+    if (keep_claim(n * (int64_t)sizeof(int64_t)) != 0) {
+        return -1;
+    }
+    int64_t *w = realloc(cs_pair_fw[i],
+                         (size_t)(p->nfw + n) * sizeof(int64_t));
+    if (!w) {
+        keep_unclaim(n * (int64_t)sizeof(int64_t));
+        return -1;
+    }
+    memcpy(w + p->nfw, s->term, (size_t)n * sizeof(int64_t));
+    w[p->nfw] = s->calls; /* the term's first word: its calls */
+    cs_pair_fw[i] = w;
+    p->fw = w;
+    p->nfw += n;
+    p->calls += s->calls;
+    return 0;
+}
+
 /* Add the shape's pending calls to its grid pair. */
 static void shape_flush(shape_t *s)
 {
-    if (!s->posmat || s->calls == 0) {
+    if ((!s->posmat && !s->term) || s->calls == 0) {
         return;
     }
-    cs_rl_pair_t *p = pair_get(&s->key, s->pa, s->pb);
-    if (!p) {
+    cs_rl_pair_t *p = pair_get(&s->key, s->pa, s->pb, s->posmat == NULL);
+    if (!p || (s->term && pair_add_term(p, s) != 0)) {
         cs_incomplete = 1;
-    } else {
+    } else if (s->posmat) {
         int64_t n = (int64_t)s->pa * s->pb;
         for (int64_t k = 0; k < n; k++) {
             p->v[k] = cs_rl_add_sat(p->v[k],
@@ -171,6 +204,10 @@ static void shape_free(shape_t *s)
     if (s->posmat) {
         free(s->posmat);
         keep_unclaim((int64_t)s->pa * s->pb * (int64_t)sizeof(int64_t));
+    }
+    if (s->term) {
+        free(s->term);
+        keep_unclaim(s->nterm * (int64_t)sizeof(int64_t));
     }
     memset(s, 0, sizeof(*s));
 }
@@ -277,9 +314,14 @@ static shape_t *shape_new(const cs_shim_relabel_call_t *c,
     s->net_node = r->net_node;
     int64_t bytes = (int64_t)s->pa * s->pb * (int64_t)sizeof(int64_t);
     if (c->keeper && key_planned(&c->key)) {
+        int64_t tbytes = r->nterm * (int64_t)sizeof(int64_t);
         if (r->posmat && keep_claim(bytes) == 0) {
             s->posmat = r->posmat;
             r->posmat = NULL;
+        } else if (r->term && keep_claim(tbytes) == 0) {
+            s->term = r->term;
+            s->nterm = r->nterm;
+            r->term = NULL;
         } else {
             cs_incomplete = 1;
         }
@@ -313,7 +355,7 @@ static void shape_use(shape_t *s, const cs_shim_relabel_call_t *c,
         cs_calls_seen++;
         cs_cross_total =
             cs_rl_add_sat(cs_cross_total, s->cross, &cs_saturated);
-        if (s->posmat) {
+        if (s->posmat || s->term) {
             s->calls++;
         } else if (other) {
             /* a grid the registry does not know, or no memory: the plan
@@ -364,12 +406,17 @@ void cs_shim_relabel_cache_observe(const cs_shim_relabel_call_t *c,
         .la = c->la, .lb = c->lb, .op = c->op, .np = c->np,
         .node = c->node, .w_rank = cfg->relabel_cost_rank,
         .w_node = cfg->relabel_cost_node,
-        .posmat_max = c->keeper && key_planned(&c->key) ? room : 0};
+        .posmat_max = c->keeper && key_planned(&c->key) &&
+                              !cs_shim_fault(CS_CFG_FAULT_RELABEL_DENSE)
+                          ? room
+                          : 0,
+        .keep_term = c->keeper && key_planned(&c->key)};
     claim_ctx_t cc = {0};
     cs_shim_rl_shape_t r;
     cs_status_t st = cs_shim_rl_shape_eval(&in, claim_cap, &cc, &r);
     if (st != CS_OK) {
         r.posmat = NULL;
+        r.term = NULL;
     }
 
     pthread_mutex_lock(&cs_rl_observe_lock);
@@ -386,6 +433,7 @@ void cs_shim_relabel_cache_observe(const cs_shim_relabel_call_t *c,
     }
     pthread_mutex_unlock(&cs_rl_observe_lock);
     free(r.posmat);
+    free(r.term);
     if (st == CS_ERR_LIMIT) {
         warn_skipped(c, &cc);
     }
@@ -421,11 +469,14 @@ void cs_shim_relabel_observe_release(void)
     pthread_mutex_lock(&cs_rl_observe_lock);
     shapes_release();
     for (int k = 0; k < cs_npairs; k++) {
+        int64_t n = cs_pairs[k].v ? (int64_t)cs_pairs[k].pa * cs_pairs[k].pb
+                                  : cs_pairs[k].nfw;
         free(cs_pairs[k].v);
-        keep_unclaim((int64_t)cs_pairs[k].pa * cs_pairs[k].pb *
-                     (int64_t)sizeof(int64_t));
+        free(cs_pair_fw[k]);
+        keep_unclaim(n * (int64_t)sizeof(int64_t));
     }
     memset(cs_pairs, 0, sizeof(cs_pairs));
+    memset(cs_pair_fw, 0, sizeof(cs_pair_fw));
     cs_npairs = 0;
     pthread_mutex_unlock(&cs_rl_observe_lock);
 }

@@ -56,9 +56,11 @@ static int problem_local(const cs_shim_relabel_seen_t *seen,
 /* The words this process sends rank 0 (scope world): the grids it owns,
  *   stamp p q order map[p*q]
  * then the pairs it kept,
- *   sa oa sb ob pa pb calls v[pa*pb]
+ *   sa oa sb ob pa pb calls nfw v[pa*pb]     (nfw 0: dense)
+ *   sa oa sb ob pa pb calls nfw fw[nfw]      (factored terms)
  * all int64_t.  Header fields, gathered first: */
 enum { H_CALLS, H_CROSS, H_FLAGS, H_WGRIDS, H_WPAIRS, H_N };
+enum { PAIR_HEAD = 8 };
 enum { FL_INCOMPLETE = 1, FL_SATURATED = 2 };
 
 static void grids_free(cs_shim_grid_t *gs, int n)
@@ -109,7 +111,8 @@ static int64_t *pack(const cs_shim_relabel_seen_t *seen, int me,
         wg += 4 + (int64_t)gs[i].p * gs[i].q;
     }
     for (int k = 0; k < seen->npairs; k++) {
-        wp += 7 + (int64_t)seen->pairs[k].pa * seen->pairs[k].pb;
+        const cs_rl_pair_t *p = &seen->pairs[k];
+        wp += PAIR_HEAD + (p->v ? (int64_t)p->pa * p->pb : p->nfw);
     }
     int64_t *b = malloc((size_t)(wg + wp > 0 ? wg + wp : 1) *
                         sizeof(int64_t));
@@ -132,11 +135,13 @@ static int64_t *pack(const cs_shim_relabel_seen_t *seen, int me,
     grids_free(gs, ng);
     for (int k = 0; k < seen->npairs; k++) {
         const cs_rl_pair_t *p = &seen->pairs[k];
-        int64_t h[7] = {p->sa, p->oa, p->sb, p->ob, p->pa, p->pb, p->calls};
+        int64_t n = p->v ? (int64_t)p->pa * p->pb : p->nfw;
+        int64_t h[PAIR_HEAD] = {p->sa, p->oa, p->sb,    p->ob,
+                                p->pa, p->pb, p->calls, p->v ? 0 : p->nfw};
         memcpy(b + o, h, sizeof(h));
-        o += 7;
-        memcpy(b + o, p->v, (size_t)p->pa * (size_t)p->pb * sizeof(int64_t));
-        o += (int64_t)p->pa * p->pb;
+        o += PAIR_HEAD;
+        memcpy(b + o, p->v ? p->v : p->fw, (size_t)n * sizeof(int64_t));
+        o += n;
     }
     *wg_p = wg;
     *wp_p = wp;
@@ -169,17 +174,20 @@ static int unpack(cs_rl_problem_t *pb, int owner, const int64_t *h, int what,
     }
     if (what & 2) {
         end = o + h[H_WPAIRS];
-        while (o + 7 <= end) {
-            int64_t pa = b[o + 4], pbn = b[o + 5];
+        while (o + PAIR_HEAD <= end) {
+            int64_t pa = b[o + 4], pbn = b[o + 5], nfw = b[o + 7];
+            int64_t n = nfw > 0 ? nfw : pa * pbn;
             if (pa < 1 || pbn < 1 || pa > pb->nworld || pbn > pb->nworld ||
-                o + 7 + pa * pbn > end) {
+                nfw < 0 || n > end - o - PAIR_HEAD) {
                 return -1;
             }
+            int64_t *w = b + o + PAIR_HEAD;
             pb->pr[pb->npairs++] =
                 (cs_rl_pair_t){(int)b[o], (int)b[o + 1], (int)b[o + 2],
                                (int)b[o + 3], -1, -1, (int)pa, (int)pbn,
-                               b[o + 6], b + o + 7};
-            o += 7 + pa * pbn;
+                               b[o + 6], nfw > 0 ? NULL : w,
+                               nfw > 0 ? w : NULL, nfw};
+            o += PAIR_HEAD + n;
         }
         if (o != end) {
             return -1;

@@ -513,6 +513,44 @@ static cs_status_t dense_claimed(const cs_shim_rl_shape_in_t *in,
     return st;
 }
 
+/* The shape's factors as one plan term (words with calls 0) into s, for
+ * a keeper whose position matrix is not kept (too large, or refused):
+ * the engine's overlays and the words claimed meanwhile.  A shape
+ * without factors (a masked copy) gets none. */
+static cs_status_t shape_term(const cs_shim_rl_shape_in_t *in,
+                              cs_shim_rl_claim_fn claim, void *ctx,
+                              cs_shim_rl_shape_t *s)
+{
+    int64_t seg = shape_segments(in);
+    int64_t bytes = SHAPE_OVERLAY_SEG_BYTES * seg + 8 * (16 + 3 * seg) +
+                    SHAPE_SLACK;
+    if (in->op->mask != CS_ENG_MASK_NONE) {
+        return CS_OK;
+    }
+    if (claim(ctx, bytes) != 0) {
+        return CS_ERR_LIMIT;
+    }
+    cs_eng_factors_t f;
+    cs_status_t st = cs_eng_volume_factors(in->la, in->lb, in->op, &f);
+    if (st == CS_OK) {
+        cs_rl_factor_t r = {f.rows.na, f.rows.nb, f.rows.n, f.rows.pa,
+                            f.rows.pb, f.rows.count};
+        cs_rl_factor_t c = {f.cols.na, f.cols.nb, f.cols.n, f.cols.pa,
+                            f.cols.pb, f.cols.count};
+        int64_t n = cs_rl_term_words(&r, &c);
+        s->term = malloc((size_t)n * sizeof(int64_t));
+        if (s->term) {
+            cs_rl_term_pack(s->term, 0, f.esize, f.trans, &r, &c);
+            s->nterm = n;
+        } else {
+            st = CS_ERR_NOMEM;
+        }
+        cs_eng_factors_free(&f);
+    }
+    claim(ctx, -bytes);
+    return st;
+}
+
 cs_status_t cs_shim_rl_shape_eval(const cs_shim_rl_shape_in_t *in,
                                   cs_shim_rl_claim_fn claim, void *ctx,
                                   cs_shim_rl_shape_t *out_p)
@@ -536,6 +574,11 @@ cs_status_t cs_shim_rl_shape_eval(const cs_shim_rl_shape_in_t *in,
         memset(&s, 0, sizeof(s));
         s.net = s.net_plain = s.net_node = -1;
         st = dense_claimed(in, claim, ctx, &s);
+    }
+    if (st == CS_OK && in->keep_term && !s.posmat) {
+        /* without it the plan leaves these calls out (the cache says
+         * so); the numbers stand either way */
+        shape_term(in, claim, ctx, &s);
     }
     if (st == CS_OK) {
         *out_p = s;

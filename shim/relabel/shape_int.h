@@ -45,6 +45,8 @@ typedef struct {
     int64_t w_rank, w_node; /* COSTA_SHIM_RELABEL_COST_RANK, _NODE */
     int64_t posmat_max;     /* > 0: also the position volumes (posmat)
                              * when they take at most this many bytes */
+    int keep_term;          /* 1: without posmat, the shape's factors as
+                             * a plan term (term) */
     int force;              /* 0: the shim's choice; CS_SHIM_RL_DENSE or
                              * _KRON: that way only (tests) */
 } cs_shim_rl_shape_in_t;
@@ -69,6 +71,11 @@ typedef struct {
     int64_t *posmat;        /* pa x pb bytes from A's position a to B's
                              * position b (grid order), or NULL; the
                              * caller frees it */
+    int64_t *term;          /* keep_term: nterm words of one plan term
+                             * (relabel_kron.h, calls 0), or NULL (a
+                             * masked copy has no factors); the caller
+                             * frees it */
+    int64_t nterm;
 } cs_shim_rl_shape_t;
 
 /*

@@ -8,7 +8,8 @@
 # direct count, the Kronecker solvers against the exact one) and
 # test_relabel_kron_inner (their swaps against full passes, the node-aware
 # pruning bound against every gain, the assignment inside a node against
-# the exact solver) alike.  With
+# the exact solver) and test_relabel_plan_terms (plans from factored
+# pairs against the same plans from matrices) alike.  With
 # CS_CHECK_FULL=1 they run 20 times as many random cases.
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT, CS_CHECK_FULL.
 set -u
@@ -32,3 +33,7 @@ bin4="$BUILD_DIR/t/unit/test_relabel_kron_inner"
 cs_need_files "$bin4"
 out=$(cd "$CS_OUT" && "$bin4" "$scale" 2>&1)
 cs_expect_ok test_relabel_kron_inner $? "$out"
+bin5="$BUILD_DIR/t/unit/test_relabel_plan_terms"
+cs_need_files "$bin5"
+out=$(cd "$CS_OUT" && "$bin5" "$scale" 2>&1)
+cs_expect_ok test_relabel_plan_terms $? "$out"

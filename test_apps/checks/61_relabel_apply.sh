@@ -10,6 +10,10 @@
 #     program addresses processes by grid coordinates), the bytes sent from
 #     its report equal the plan's predicted bytes_plan, and the grid's map
 #     as the program sees it is the planned one;
+#   * the plan from factored pairs (COSTA_SHIM_TEST_FAULT=relabel_dense:
+#     the keeper keeps the shape's factors instead of its position matrix,
+#     as for grids too large for one): complete, grid #1 relabeled, and
+#     its apply run sends the bytes it predicts, B identical;
 #   * the same for a grid B made with Cblacs_gridmap (processes reversed);
 #   * a plan that does not match the run (one more grid, other process
 #     count, missing file) is ignored with exactly one warning, no grid is
@@ -93,6 +97,31 @@ for v in c fortran; do
         cs_report FAIL "$d: grid B map '$(grep '^mapB' "$d/out")', planned '$planned'"
     fi
 done
+
+# ---- the plan from factored pairs: the keeper (rank 0) refused the
+# position matrix (COSTA_SHIM_TEST_FAULT=relabel_dense), as for grids too
+# large for one, and kept the shape's factors instead
+fplan=$CS_OUT/plan_terms.txt
+if cs_run_in report_terms 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
+        COSTA_SHIM_RELABEL=report COSTA_SHIM_RELABEL_PLAN="$fplan" \
+        COSTA_SHIM_TEST_FAULT=relabel_dense -- "$demo" "${args[@]}" &&
+        cs_run_in apply_terms 4 "$CS_PRELOAD:$yield" "${shim_env[@]}" \
+            COSTA_SHIM_RELABEL=apply COSTA_SHIM_RELABEL_PLAN="$fplan" -- \
+            "$demo" "${args[@]}"; then
+    fb_app=$(sed -n 's/^bytes_app //p' "$fplan")
+    fb_plan=$(sed -n 's/^bytes_plan //p' "$fplan")
+    fplanned=$(sed -n 's/^grid 1 2x2 C 0 2 1 3 -> //p' "$fplan")
+    if grep -q '^complete 1$' "$fplan" && [ "$fb_app" = "$b_app" ] &&
+            [ -n "$fb_plan" ] && [ "$fb_plan" -lt "$fb_app" ] &&
+            [ "$(cs_engine_bytes_sent apply_terms)" = "$fb_plan" ] &&
+            [ "$(grep '^mapB' apply_terms/out)" = "mapB $fplanned" ] &&
+            cmp -s native.dig <(grep '^digest' apply_terms/out); then
+        cs_report ok "factored pairs: plan complete, bytes $fb_app -> $fb_plan (from the matrix: $b_plan), applied as planned, B identical"
+    else
+        cs_report FAIL "factored pairs: plan or its apply run differ (apply sent $(cs_engine_bytes_sent apply_terms)):"
+        sed 's/^/      | /' "$fplan" | head -n 20
+    fi
+fi
 
 # ---- grid B from Cblacs_gridmap, processes reversed
 rargs=(--n 1000 --a 250x250 --b 256x256 --order rev --calls 3)

@@ -22,7 +22,11 @@
  *    the shim's way, CPU and wall seconds, claimed and peak heap bytes
  *    printed; the heap within the claim, and at 65,536 the claim under
  *    16 MiB (the target).  Time is bounded by the check
- *    (test_apps/checks/14_unit_relabel_shape.sh), loosely.
+ *    (test_apps/checks/14_unit_relabel_shape.sh), loosely.  Then the
+ *    plan of the 65,536 case's two grids from the keeper's factored term
+ *    (its matrix refused; one node and 64 ranks per node): the term's
+ *    claim holds its heap, the plan saves bytes, and takes under 10 CPU
+ *    seconds.
  * 4. Apply mode at P = 65,536: a plan of issue 33's two grids read as
  *    apply.c reads it (cs_rl_plan_parse): CPU seconds and heap printed,
  *    the heap under 16 MiB.
@@ -32,6 +36,8 @@
  *                                     one line of 3 on the smallest
  *                                     square grid of at least P (RPN 0:
  *                                     no nodes), the way forced if named
+ *        test_relabel_shape --plan P RPN  the plan of that case's grids
+ *                                     from the keeper's term
  * Deterministic (fixed seed; scale multiplies the random cases).
  */
 #include <stdint.h>
@@ -44,6 +50,7 @@
 #include "cs_test.h"
 #include "engine/engine.h"
 #include "relabel/relabel.h"
+#include "relabel/relabel_kron.h"
 #include "shim/relabel/shape_int.h"
 
 static uint64_t rng_state = 0x5851F42D4C957F2DULL;
@@ -348,6 +355,81 @@ static int64_t cost_line(const big_t *b, int rpn, int force)
  * then other large shapes whose memory differs (2D -> 1D, a block size
  * that triples, a transpose): claims hold the heap everywhere, and at P
  * = 65,536 stay under 16 MiB. */
+/*
+ * The plan at scale: the keeper's term of shape b (keep_term, its matrix
+ * refused: shape.c, claimed) and rank 0's plan of the two grids from it
+ * (relabel/plan_kron.c), node-aware with rpn ranks per node; prints the
+ * CPU seconds of each and what the plan saves.  Returns the plan's CPU
+ * seconds.
+ */
+static double plan_line(const big_t *b, int rpn)
+{
+    big_lay_t x;
+    big_make(&x, b, rpn);
+    int pa = b->ar * b->ac, pbn = b->br * b->bc;
+    cs_shim_rl_shape_in_t in = {
+        .la = &x.la, .lb = &x.lb, .op = &x.op, .np = pbn,
+        .node = rpn > 0 ? x.node : NULL, .w_rank = 1, .w_node = 26,
+        .posmat_max = 0, .keep_term = 1};
+    cs_shim_rl_shape_t s;
+    claims_t c;
+    int64_t peak;
+    double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    CS_TEST_EQ(eval_counted(&in, -1, &s, &c, &peak), CS_OK);
+    double t_term = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    check_memory(peak, &c, "the keeper's term");
+    CS_TEST_ASSERT(s.term != NULL && s.posmat == NULL);
+    s.term[0] = 3; /* three calls, as cache.c counts them */
+    cs_rl_problem_t pb = {.world = 1, .nworld = pbn};
+    pb.g = calloc(2, sizeof(*pb.g));
+    pb.pr = calloc(1, sizeof(*pb.pr));
+    CS_TEST_ASSERT(pb.g && pb.pr);
+    CS_TEST_EQ(cs_rl_problem_add_grid(&pb, 1, 0, b->ar, b->ac, 'R', x.ga,
+                                      NULL),
+               CS_RL_OK);
+    CS_TEST_EQ(cs_rl_problem_add_grid(&pb, 2, 0, b->br, b->bc, 'C', x.gb,
+                                      NULL),
+               CS_RL_OK);
+    pb.pr[0] = (cs_rl_pair_t){.sa = 1, .oa = 0, .sb = 2, .ob = 0,
+                              .pa = pa, .pb = pbn, .calls = 3,
+                              .fw = s.term, .nfw = s.nterm};
+    pb.npairs = 1;
+    if (rpn > 0) {
+        pb.node = malloc((size_t)pbn * sizeof(int));
+        CS_TEST_ASSERT(pb.node);
+        memcpy(pb.node, x.node, (size_t)pbn * sizeof(int));
+        pb.nnodes = (pbn + rpn - 1) / rpn;
+        pb.w_rank = 1;
+        pb.w_node = 26;
+    }
+    cs_rl_problem_order(&pb);
+    CS_TEST_EQ(pb.incomplete, 0);
+    cs_rl_plan_t plan;
+    mem_start();
+    c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    CS_TEST_EQ(cs_rl_plan_solve(&pb, &plan), CS_RL_OK);
+    double t_plan = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    mem_stop();
+    int sat = 0;
+    int64_t tot = cs_rl_pair_total(&pb.pr[0], &sat);
+    int64_t app = tot - cs_rl_pair_kept(&pb.pr[0], pb.g[0].map,
+                                        pb.g[1].map, plan.pos, pbn);
+    printf("plan P=%-6d rpn=%-2d term %.2f MB in cpu=%.3fs; plan cpu=%.3fs "
+           "heap=%.2fMB: crossing %lld -> %lld bytes, across nodes %lld -> "
+           "%lld, grids relabeled %d\n",
+           pbn, rpn, 8e-6 * (double)s.nterm, t_term, t_plan,
+           1e-6 * (double)mem_peak, (long long)app,
+           (long long)(app - plan.saved), (long long)plan.net_app,
+           (long long)plan.net_plan, plan.relabeled);
+    fflush(stdout);
+    CS_TEST_ASSERT(plan.saved >= 0);
+    cs_rl_plan_free(&plan);
+    cs_rl_problem_free(&pb);
+    free(s.term);
+    big_free(&x);
+    return t_plan;
+}
+
 static void test_large(void)
 {
     static const big_t issue[3] = {{32, 32, 32, 32, 64, 100, 0},
@@ -369,6 +451,10 @@ static void test_large(void)
         CS_TEST_CHECK(claim < ((int64_t)16 << 20),
                       "P = 65536: claim %lld bytes, target 16 MiB",
                       (long long)claim);
+    }
+    for (int rpn = 0; rpn <= 64; rpn += 64) {
+        double t = plan_line(&issue[2], rpn);
+        CS_TEST_CHECK(t < 10.0, "P = 65536: the plan took %.1f CPU s", t);
     }
 }
 
@@ -427,6 +513,15 @@ int main(int argc, char **argv)
                     : strcmp(argv[4], "dense") == 0 ? CS_SHIM_RL_DENSE
                                                     : CS_SHIM_RL_KRON;
         cost_line(&b, atoi(argv[3]), force);
+        return cs_test_done();
+    }
+    if (argc >= 4 && strcmp(argv[1], "--plan") == 0) {
+        int g = 1;
+        while (g * g < atoi(argv[2])) {
+            g++;
+        }
+        big_t b = {g, g, g, g, 64, 100, 0};
+        plan_line(&b, atoi(argv[3]));
         return cs_test_done();
     }
     int scale = argc > 1 ? atoi(argv[1]) : 1;
