@@ -31,6 +31,13 @@ typedef struct {
  * weights or counts not positive). */
 int64_t cs_rl_term_parse(const int64_t *w, int64_t n, cs_rl_term_t *t);
 
+/* The term of pair p at word *o into *t, *o moved past it: 1, or 0 at
+ * the end of the words (or at words that do not read). */
+int cs_rl_term_next(const cs_rl_pair_t *p, int64_t *o, cs_rl_term_t *t);
+
+/* A term's bytes in all (saturated, *sat then set). */
+int64_t cs_rl_term_bytes(const cs_rl_term_t *t, int *sat);
+
 /* 1 when every term of pair p reads and fits the pair's sizes. */
 int cs_rl_terms_ok(const cs_rl_pair_t *p);
 

@@ -76,21 +76,6 @@ static int fac_make(fac_t *x, const int64_t *pa, const int64_t *pb,
     return 0;
 }
 
-/* Bytes of a term (all its elements), for choosing the largest. */
-static int64_t term_bytes(const cs_rl_term_t *t)
-{
-    int sat = 0;
-    int64_t rs = 0, cs = 0;
-    for (int64_t e = 0; e < t->rn; e++) {
-        rs = cs_rl_add_sat(rs, t->rw[e], &sat);
-    }
-    for (int64_t e = 0; e < t->cn; e++) {
-        cs = cs_rl_add_sat(cs, t->cw[e], &sat);
-    }
-    return cs_rl_mul_sat(cs_rl_mul_sat(rs, cs, &sat),
-                         cs_rl_mul_sat(t->scale, t->calls, &sat), &sat);
-}
-
 /* The cost of grid g's pairs under the maps cur with m as g's map: the
  * bytes leaving their process (plain) or relabel_nodes.h's weighted
  * cost, saturated. */
@@ -129,19 +114,16 @@ static int64_t largest_term(const cs_rl_problem_t *pb, int g, int *pk)
         if ((p->ga != g && p->gb != g) || p->v) {
             continue;
         }
-        for (int64_t o = 0; o < p->nfw;) {
-            cs_rl_term_t t;
-            int64_t len = cs_rl_term_parse(p->fw + o, p->nfw - o, &t);
-            if (len < 0) {
-                break;
-            }
-            int64_t b = term_bytes(&t);
+        cs_rl_term_t t;
+        for (int64_t o = 0, start = 0; cs_rl_term_next(p, &o, &t);
+             start = o) {
+            int sat = 0;
+            int64_t b = cs_rl_term_bytes(&t, &sat);
             if (b > best) {
                 best = b;
-                at = o;
+                at = start;
                 *pk = k;
             }
-            o += len;
         }
     }
     return at;

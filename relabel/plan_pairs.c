@@ -97,6 +97,17 @@ int64_t cs_rl_term_parse(const int64_t *w, int64_t n, cs_rl_term_t *t)
     return TERM_HEAD + 3 * (t->rn + t->cn);
 }
 
+int cs_rl_term_next(const cs_rl_pair_t *p, int64_t *o, cs_rl_term_t *t)
+{
+    int64_t len = *o < p->nfw ? cs_rl_term_parse(p->fw + *o, p->nfw - *o, t)
+                              : -1;
+    if (len < 0) {
+        return 0;
+    }
+    *o += len;
+    return 1;
+}
+
 int cs_rl_terms_ok(const cs_rl_pair_t *p)
 {
     if (p->v || !p->fw || p->nfw < 1) {
@@ -186,25 +197,24 @@ static int64_t times(const cs_rl_term_t *t, int64_t elems, int *sat)
     return cs_rl_mul_sat(cs_rl_mul_sat(elems, t->scale, sat), t->calls, sat);
 }
 
+int64_t cs_rl_term_bytes(const cs_rl_term_t *t, int *sat)
+{
+    int64_t rs = 0, cs = 0;
+    for (int64_t e = 0; e < t->rn; e++) {
+        rs = cs_rl_add_sat(rs, t->rw[e], sat);
+    }
+    for (int64_t e = 0; e < t->cn; e++) {
+        cs = cs_rl_add_sat(cs, t->cw[e], sat);
+    }
+    return times(t, cs_rl_mul_sat(rs, cs, sat), sat);
+}
+
 static int64_t terms_total(const cs_rl_pair_t *p, int *sat)
 {
     int64_t tot = 0;
-    for (int64_t o = 0; o < p->nfw;) {
-        cs_rl_term_t t;
-        int64_t len = cs_rl_term_parse(p->fw + o, p->nfw - o, &t);
-        if (len < 0) {
-            break;
-        }
-        int64_t rs = 0, cs = 0;
-        for (int64_t e = 0; e < t.rn; e++) {
-            rs = cs_rl_add_sat(rs, t.rw[e], sat);
-        }
-        for (int64_t e = 0; e < t.cn; e++) {
-            cs = cs_rl_add_sat(cs, t.cw[e], sat);
-        }
-        tot = cs_rl_add_sat(tot, times(&t, cs_rl_mul_sat(rs, cs, sat), sat),
-                            sat);
-        o += len;
+    cs_rl_term_t t;
+    for (int64_t o = 0; cs_rl_term_next(p, &o, &t);) {
+        tot = cs_rl_add_sat(tot, cs_rl_term_bytes(&t, sat), sat);
     }
     return tot;
 }
@@ -219,12 +229,8 @@ static int64_t terms_kept(const cs_rl_pair_t *p, const int *ma,
             pos[ma[a]] = a;
         }
     }
-    for (int64_t o = 0; o < p->nfw;) {
-        cs_rl_term_t t;
-        int64_t len = cs_rl_term_parse(p->fw + o, p->nfw - o, &t);
-        if (len < 0) {
-            break;
-        }
+    cs_rl_term_t t;
+    for (int64_t o = 0; cs_rl_term_next(p, &o, &t);) {
         tval_t tv;
         tval_init(&tv, &t);
         int64_t el = 0;
@@ -234,7 +240,6 @@ static int64_t terms_kept(const cs_rl_pair_t *p, const int *ma,
         }
         kept = cs_rl_add_sat(kept, times(&t, el, &sat), &sat);
         tval_free(&tv);
-        o += len;
     }
     for (int a = 0; a < p->pa; a++) {
         if (ma[a] >= 0 && ma[a] < nworld) {
@@ -294,12 +299,8 @@ static int64_t terms_across(const cs_rl_pair_t *p, const int *ma,
         return terms_total(p, &sat); /* no memory: all of it */
     }
     int64_t across = terms_total(p, &sat);
-    for (int64_t o = 0; o < p->nfw;) {
-        cs_rl_term_t t;
-        int64_t len = cs_rl_term_parse(p->fw + o, p->nfw - o, &t);
-        if (len < 0) {
-            break;
-        }
+    cs_rl_term_t t;
+    for (int64_t o = 0; cs_rl_term_next(p, &o, &t);) {
         tval_t tv;
         tval_init(&tv, &t);
         int64_t el = 0;
@@ -313,7 +314,6 @@ static int64_t terms_across(const cs_rl_pair_t *p, const int *ma,
         }
         across -= times(&t, el, &sat); /* what stays in its node */
         tval_free(&tv);
-        o += len;
     }
     free(fa);
     free(oa);

@@ -14,26 +14,13 @@
 # Environment (from run_checks.sh): BUILD_DIR, CS_OUT, CS_CHECK_FULL.
 set -u
 . "$(dirname "$0")/../lib/checks_lib.sh"
-bin="$BUILD_DIR/t/unit/test_relabel"
-cs_need_files "$bin"
 mkdir -p "${CS_OUT:?}"
 scale=1
 [ "${CS_CHECK_FULL:-0}" = 1 ] && scale=20
-out=$(cd "$CS_OUT" && "$bin" "$scale" 2>&1)
-cs_expect_ok test_relabel $? "$out"
-bin2="$BUILD_DIR/t/unit/test_relabel_nodes"
-cs_need_files "$bin2"
-out=$(cd "$CS_OUT" && "$bin2" "$scale" 2>&1)
-cs_expect_ok test_relabel_nodes $? "$out"
-bin3="$BUILD_DIR/t/unit/test_relabel_kron"
-cs_need_files "$bin3"
-out=$(cd "$CS_OUT" && "$bin3" "$scale" 2>&1)
-cs_expect_ok test_relabel_kron $? "$out"
-bin4="$BUILD_DIR/t/unit/test_relabel_kron_inner"
-cs_need_files "$bin4"
-out=$(cd "$CS_OUT" && "$bin4" "$scale" 2>&1)
-cs_expect_ok test_relabel_kron_inner $? "$out"
-bin5="$BUILD_DIR/t/unit/test_relabel_plan_terms"
-cs_need_files "$bin5"
-out=$(cd "$CS_OUT" && "$bin5" "$scale" 2>&1)
-cs_expect_ok test_relabel_plan_terms $? "$out"
+for t in test_relabel test_relabel_nodes test_relabel_kron \
+        test_relabel_kron_inner test_relabel_plan_terms; do
+    bin="$BUILD_DIR/t/unit/$t"
+    cs_need_files "$bin"
+    out=$(cd "$CS_OUT" && "$bin" "$scale" 2>&1)
+    cs_expect_ok "$t" $? "$out"
+done

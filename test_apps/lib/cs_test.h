@@ -64,6 +64,16 @@ static inline int64_t cs_test_rr(uint64_t *state, int64_t lo, int64_t hi)
     return lo + (int64_t)(cs_test_rnd(state) % (uint64_t)(hi - lo + 1));
 }
 
+/* Shuffle v[0..n) uniformly (Fisher-Yates) with the generator *state. */
+static inline void cs_test_shuffle(uint64_t *state, int *v, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)cs_test_rr(state, 0, i), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
 /* Print the sentinel and return the exit status for main(). */
 static inline int cs_test_done(void)
 {

@@ -46,15 +46,6 @@ static int64_t rr(int64_t lo, int64_t hi)
     return cs_test_rr(&rng_state, lo, hi);
 }
 
-static void shuffle(int n, int *p)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rr(0, i), t = p[i];
-        p[i] = p[j];
-        p[j] = t;
-    }
-}
-
 /* ------------------------------------------------------------ layouts */
 
 typedef struct {
@@ -78,7 +69,7 @@ static void make_layout(lay_t *l, int64_t M, int64_t N, int np, int nq,
         map[i] = i;
     }
     if (order == 2) {
-        shuffle(nranks, map);
+        cs_test_shuffle(&rng_state, map, nranks);
     }
     for (int r = 0; r < np; r++) {
         for (int c = 0; c < nq; c++) {
@@ -499,7 +490,7 @@ static void test_split_flows(int scale)
             perm[i] = i;
         }
         if (rr(0, 2)) {
-            shuffle(P, perm);
+            cs_test_shuffle(&rng_state, perm, P);
         }
         cs_rl_sparse_t v;
         CS_TEST_EQ(cs_rl_sparse_init(&v, P), CS_RL_OK);

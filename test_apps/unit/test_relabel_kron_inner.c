@@ -30,15 +30,6 @@ static int64_t rr(int64_t lo, int64_t hi)
     return cs_test_rr(&rng_state, lo, hi);
 }
 
-static void shuffle(int n, int *p)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rr(0, i), t = p[i];
-        p[i] = p[j];
-        p[j] = t;
-    }
-}
-
 /* ------------------------------------------------------------ problems */
 
 /* A random factor of na x nb coordinates: each entry present with
@@ -99,10 +90,10 @@ static void random_problem(prob_t *p, int rows, int cols)
         p->pos[i] = i;
     }
     if (rr(0, 1)) {
-        shuffle(p->P, p->proc);
+        cs_test_shuffle(&rng_state, p->proc, p->P);
     }
     if (rr(0, 1)) {
-        shuffle(p->P, p->pos);
+        cs_test_shuffle(&rng_state, p->pos, p->P);
     }
     cs_rl_kron_t k = {p->P,
                       {rows, rows, p->r.n, p->r.pa, p->r.pb, p->r.w},
@@ -210,7 +201,7 @@ static void test_swaps(int scale)
             }
             p1[b] = b;
         }
-        shuffle(P, p1);
+        cs_test_shuffle(&rng_state, p1, P);
         memcpy(p2, p1, (size_t)P * sizeof(int));
         cs_rl_obj_t obj = {table_gain, &t, bound};
         int passes = (int)rr(1, 8);
@@ -250,7 +241,7 @@ static int random_nodes(int P, int *node)
         for (int i = 0; i < P; i++) {
             node[i] = i < nn ? i : (int)rr(0, nn - 1);
         }
-        shuffle(P, node);
+        cs_test_shuffle(&rng_state, node, P);
     }
     return nn;
 }
@@ -313,8 +304,8 @@ static void test_inside(int scale)
             procs[i] = i;
             pos[i] = i;
         }
-        shuffle(P, procs);
-        shuffle(P, pos);
+        cs_test_shuffle(&rng_state, procs, P);
+        cs_test_shuffle(&rng_state, pos, P);
         cs_rl_inside_t w;
         CS_TEST_EQ(cs_rl_inside_init(&w, P, s), CS_RL_OK);
         int64_t got = -1;

@@ -36,15 +36,6 @@ static int64_t rr(int64_t lo, int64_t hi)
     return cs_test_rr(&rng_state, lo, hi);
 }
 
-static void shuffle(int n, int *p)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rr(0, i), t = p[i];
-        p[i] = p[j];
-        p[j] = t;
-    }
-}
-
 /* ------------------------------------------------------------ terms */
 
 /* A random factor of na x nb (entries sorted by (pa, pb)). */
@@ -160,12 +151,12 @@ static void random_problem(rprob_t *x, int nodes)
             all[i] = i;
         }
         if (rr(0, 1)) {
-            shuffle(x->nworld, all);
+            cs_test_shuffle(&rng_state, all, x->nworld);
         }
         x->map[g] = malloc((size_t)n * sizeof(int));
         CS_TEST_ASSERT(x->map[g]);
         memcpy(x->map[g], all, (size_t)n * sizeof(int));
-        shuffle(n, x->map[g]);
+        cs_test_shuffle(&rng_state, x->map[g], n);
     }
     free(all);
     x->np = x->ng == 2 ? 1 : (int)rr(2, 3);
