@@ -122,33 +122,70 @@ cs_rl_status_t cs_rl_parts_build(const cs_rl_kx_t *kx,
     return st;
 }
 
+/* Work of the windows at most (ranges x columns): beyond it the bound is
+ * the column's sum. */
+#define WINDOW_WORK ((int64_t)1 << 24)
+
+static int range_cmp(const void *x, const void *y)
+{
+    const int *a = x, *b = y;
+    if (a[0] != b[0]) {
+        return a[0] < b[0] ? -1 : 1;
+    }
+    return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 /*
  * win[w]: the largest sum of a factor column over one part's range, per
  * column w of the factor the parts run along (C when horizontal), and
- * the most parts one node has.  A node then holds at most
+ * the most parts one node has, returned.  A node then holds at most
  * nparts * (the other factor's column maximum) * win bytes for a
  * position: the bound that lets the swaps skip a pair whose first gain
  * is already too small (the column's sum, all nodes at once, never did).
+ * Parts of different nodes often share a range (one per grid row), so
+ * each distinct range is summed once.  Returns -1 (no windows) when that
+ * is more than WINDOW_WORK lookups or memory runs out.
  */
-static int nv_windows(const cs_rl_parts_t *pt, int nnodes, int64_t *win)
+static int64_t nv_windows(const cs_rl_parts_t *pt, int nnodes, int64_t *win)
 {
     const cs_rl_kx_t *kx = pt->kx;
     const cs_rl_fac_t *f = pt->horiz ? &kx->c : &kx->r;
-    int64_t most = 0;
+    int64_t most = 0, np = pt->first[nnodes], nr = 0;
+    for (int n = 0; n < nnodes; n++) {
+        int64_t k = pt->first[n + 1] - pt->first[n];
+        most = k > most ? k : most;
+    }
+    int *rg = malloc((size_t)(np > 0 ? np : 1) * 2 * sizeof(int));
+    if (!rg) {
+        return -1;
+    }
+    for (int64_t p = 0; p < np; p++) {
+        rg[2 * p] = pt->lo[p];
+        rg[2 * p + 1] = pt->hi[p];
+    }
+    qsort(rg, (size_t)np, 2 * sizeof(int), range_cmp);
+    for (int64_t p = 0; p < np; p++) {
+        if (nr == 0 || range_cmp(rg + 2 * (nr - 1), rg + 2 * p) != 0) {
+            rg[2 * nr] = rg[2 * p];
+            rg[2 * nr + 1] = rg[2 * p + 1];
+            nr++;
+        }
+    }
+    if (nr * f->nb > WINDOW_WORK) {
+        free(rg);
+        return -1;
+    }
     for (int w = 0; w < f->nb; w++) {
         win[w] = 0;
     }
-    for (int n = 0; n < nnodes; n++) {
-        int64_t np = pt->first[n + 1] - pt->first[n];
-        most = np > most ? np : most;
-    }
-    for (int64_t p = 0; p < pt->first[nnodes]; p++) {
+    for (int64_t q = 0; q < nr; q++) {
         for (int w = 0; w < f->nb; w++) {
-            int64_t s = cs_rl_fac_range(f, w, pt->lo[p], pt->hi[p]);
+            int64_t s = cs_rl_fac_range(f, w, rg[2 * q], rg[2 * q + 1]);
             win[w] = s > win[w] ? s : win[w];
         }
     }
-    return (int)most;
+    free(rg);
+    return most;
 }
 
 cs_rl_status_t cs_rl_parts_bounds(const cs_rl_parts_t *pt,
@@ -169,12 +206,14 @@ cs_rl_status_t cs_rl_parts_bounds(const cs_rl_parts_t *pt,
             continue;
         }
         int v = kx->bv[j], sat = 0;
-        int64_t one = pt->horiz ? kx->r.cmax[u] * win[v]
-                                : kx->c.cmax[v] * win[u];
-        /* one part's bound fits (at most the total); most of them may
-         * not, and then the column's sum is the smaller */
-        int64_t nv = cs_rl_mul_sat(most, one * kx->scale, &sat);
-        int64_t col = cs_rl_kron_col_bytes(kx, j);
+        int64_t col = cs_rl_kron_col_bytes(kx, j), nv = col;
+        if (most >= 0) {
+            /* one part's bound fits (at most the total); most of them
+             * may not, and then the column's sum is the smaller */
+            int64_t one = pt->horiz ? kx->r.cmax[u] * win[v]
+                                    : kx->c.cmax[v] * win[u];
+            nv = cs_rl_mul_sat(most, one * kx->scale, &sat);
+        }
         bound[j] = m->w_rank * kx->r.cmax[u] * kx->c.cmax[v] * kx->scale +
                    dw * (nv < col ? nv : col);
     }
