@@ -11,7 +11,7 @@
  * components (processes and positions linked by nonzero volumes) that do
  * not interact: the best assignment is the best one of each component
  * (square, padded with zeros), the processes and positions left over
- * paired in increasing order (they keep nothing either way).  At
+ * paired as cs_rl_fill_free pairs them (they keep nothing either way).  At
  * P = 65,536 with 64 ranks per node (1,024 nodes of 64) the second level
  * took 28-36 ms with one assignment per node, about 9 ms so.
  *
@@ -171,7 +171,7 @@ cs_rl_status_t cs_rl_kx_inside(const cs_rl_kx_t *kx, const int *procs,
      * used s (cs_rl_inside_init's 12 s + 2) */
     int *up = w->ints, *first = up + 2 * s, *efirst = first + 2 * s + 1;
     int *mem = efirst + 2 * s + 1, *slot = mem + 2 * s, *sol = slot + 2 * s;
-    int *used = sol + s;
+    unsigned char *used = (unsigned char *)(sol + s);
     for (int b = 0; b < s; b++) {
         w->loc[pos[b]] = b;
     }
@@ -237,16 +237,7 @@ cs_rl_status_t cs_rl_kx_inside(const cs_rl_kx_t *kx, const int *procs,
             used[lp[b]] = 1;
         }
     }
-    for (int b = 0, a = 0; b < s; b++) {
-        if (lp[b] >= 0) {
-            continue;
-        }
-        while (used[a]) {
-            a++;
-        }
-        lp[b] = a;
-        used[a] = 1;
-    }
+    cs_rl_fill_free(s, lp, used); /* the rest keep nothing either way */
     *got_p = got;
     return CS_RL_OK;
 }

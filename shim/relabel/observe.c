@@ -34,15 +34,17 @@ static void key_dist(int64_t *f, const cs_eng_dist_t *d)
 
 /*
  * The world ranks of n ranks of group g: r[0..n), or 0..n-1 when r is
- * NULL.  Their smallest into *lo; their hash returned, chunk by chunk
- * (every process of the call chunks alike, so all get the same key).
+ * NULL.  Their smallest returned; their hash into *h unless h is NULL,
+ * chunk by chunk (every process of the call chunks alike, so all get the
+ * same key).
  */
-static uint64_t world_scan(MPI_Group g, MPI_Group wg, const int *r, int n,
-                           int *lo)
+static int world_scan(MPI_Group g, MPI_Group wg, const int *r, int n,
+                      uint64_t *h)
 {
-    int in[OBSERVE_CHUNK], out[OBSERVE_CHUNK];
-    uint64_t h = 0;
-    *lo = INT_MAX;
+    int in[OBSERVE_CHUNK], out[OBSERVE_CHUNK], lo = INT_MAX;
+    if (h) {
+        *h = 0;
+    }
     for (int i = 0; i < n; i += OBSERVE_CHUNK) {
         int k = n - i < OBSERVE_CHUNK ? n - i : OBSERVE_CHUNK;
         for (int q = 0; q < k; q++) {
@@ -50,11 +52,13 @@ static uint64_t world_scan(MPI_Group g, MPI_Group wg, const int *r, int n,
         }
         MPI_Group_translate_ranks(g, k, in, wg, out);
         for (int q = 0; q < k; q++) {
-            *lo = out[q] < *lo ? out[q] : *lo;
+            lo = out[q] < lo ? out[q] : lo;
         }
-        h = cs_rl_hash_ints(h, out, k);
+        if (h) {
+            *h = cs_rl_hash_ints(*h, out, k);
+        }
     }
-    return h;
+    return lo;
 }
 
 void cs_shim_relabel_observe(const cs_eng_layout_t *la,
@@ -76,10 +80,10 @@ void cs_shim_relabel_observe(const cs_eng_layout_t *la,
     MPI_Group g, wg;
     MPI_Comm_group(comm, &g);
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
-    int keeper_rank, owner_a, owner_b;
-    world_scan(g, wg, NULL, np, &keeper_rank);
-    uint64_t hash_a = world_scan(g, wg, la->grid, pa, &owner_a);
-    uint64_t hash_b = world_scan(g, wg, lb->grid, pb, &owner_b);
+    uint64_t hash_a, hash_b;
+    int keeper_rank = world_scan(g, wg, NULL, np, NULL);
+    int owner_a = world_scan(g, wg, la->grid, pa, &hash_a);
+    int owner_b = world_scan(g, wg, lb->grid, pb, &hash_b);
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
     /* every process of the call keeps the same key; only the keeper counts

@@ -236,6 +236,30 @@ out:
 
 /* ------------------------------------------------------------ kron */
 
+/* Words of the plan term of factors f (relabel_kron.h), at most: 16 for
+ * the header and 3 per entry, entries at most the segments. */
+static int64_t term_bytes(const cs_shim_rl_shape_in_t *in)
+{
+    return in->keep_term ? 8 * (16 + 3 * shape_segments(in)) : 0;
+}
+
+/* The plan term of factors f (words with calls 0) into s->term. */
+static cs_status_t term_of(const cs_eng_factors_t *f, cs_shim_rl_shape_t *s)
+{
+    cs_rl_factor_t r = {f->rows.na, f->rows.nb, f->rows.n, f->rows.pa,
+                        f->rows.pb, f->rows.count};
+    cs_rl_factor_t c = {f->cols.na, f->cols.nb, f->cols.n, f->cols.pa,
+                        f->cols.pb, f->cols.count};
+    int64_t n = cs_rl_term_words(&r, &c);
+    s->term = malloc((size_t)n * sizeof(int64_t));
+    if (!s->term) {
+        return CS_ERR_NOMEM;
+    }
+    cs_rl_term_pack(s->term, 0, f->esize, f->trans, &r, &c);
+    s->nterm = n;
+    return CS_OK;
+}
+
 /*
  * The factored way first builds the factors through the engine's
  * overlays (freed before the rest), then holds the factors, its index
@@ -263,7 +287,7 @@ static int64_t kron_bytes(const cs_shim_rl_shape_in_t *in)
     int br = in->lb->nprow, bc = in->lb->npcol;
     /* the factors (16 per entry, entries <= segments), proc, pos, bidx,
      * perm, and relabel's indexed problem */
-    int64_t held = 16 * seg + 4 * (pa + pb + np + pb) +
+    int64_t held = 16 * seg + 4 * (pa + pb + np + pb) + term_bytes(in) +
                    cs_rl_kron_bytes(pb, ar, br, ac, bc, seg);
     int64_t overlays = SHAPE_OVERLAY_SEG_BYTES * seg;
     int64_t solve = kron_solve_bytes(in);
@@ -467,6 +491,9 @@ static cs_status_t kron_run(const cs_shim_rl_shape_in_t *in,
     if (st == CS_OK) {
         s->posmat = posmat_bytes(in) > 0 ? kron_posmat(in, kx, bidx) : NULL;
         s->path = CS_SHIM_RL_KRON;
+        if (in->keep_term && !s->posmat) {
+            term_of(&f, s); /* without it the plan leaves the calls out */
+        }
     }
 out:
     cs_rl_kron_destroy(kx);
@@ -513,17 +540,17 @@ static cs_status_t dense_claimed(const cs_shim_rl_shape_in_t *in,
     return st;
 }
 
-/* The shape's factors as one plan term (words with calls 0) into s, for
- * a keeper whose position matrix is not kept (too large, or refused):
- * the engine's overlays and the words claimed meanwhile.  A shape
- * without factors (a masked copy) gets none. */
+/* The shape's factors as one plan term into s, for a keeper whose
+ * position matrix is not kept (too large, or refused) where the way
+ * taken had no factors of its own (the dense one): the engine's overlays
+ * and the words claimed meanwhile.  A shape without factors (a masked
+ * copy) gets none. */
 static cs_status_t shape_term(const cs_shim_rl_shape_in_t *in,
                               cs_shim_rl_claim_fn claim, void *ctx,
                               cs_shim_rl_shape_t *s)
 {
-    int64_t seg = shape_segments(in);
-    int64_t bytes = SHAPE_OVERLAY_SEG_BYTES * seg + 8 * (16 + 3 * seg) +
-                    SHAPE_SLACK;
+    int64_t bytes = SHAPE_OVERLAY_SEG_BYTES * shape_segments(in) +
+                    term_bytes(in) + SHAPE_SLACK;
     if (in->op->mask != CS_ENG_MASK_NONE) {
         return CS_OK;
     }
@@ -533,18 +560,7 @@ static cs_status_t shape_term(const cs_shim_rl_shape_in_t *in,
     cs_eng_factors_t f;
     cs_status_t st = cs_eng_volume_factors(in->la, in->lb, in->op, &f);
     if (st == CS_OK) {
-        cs_rl_factor_t r = {f.rows.na, f.rows.nb, f.rows.n, f.rows.pa,
-                            f.rows.pb, f.rows.count};
-        cs_rl_factor_t c = {f.cols.na, f.cols.nb, f.cols.n, f.cols.pa,
-                            f.cols.pb, f.cols.count};
-        int64_t n = cs_rl_term_words(&r, &c);
-        s->term = malloc((size_t)n * sizeof(int64_t));
-        if (s->term) {
-            cs_rl_term_pack(s->term, 0, f.esize, f.trans, &r, &c);
-            s->nterm = n;
-        } else {
-            st = CS_ERR_NOMEM;
-        }
+        st = term_of(&f, s);
         cs_eng_factors_free(&f);
     }
     claim(ctx, -bytes);
@@ -575,7 +591,7 @@ cs_status_t cs_shim_rl_shape_eval(const cs_shim_rl_shape_in_t *in,
         s.net = s.net_plain = s.net_node = -1;
         st = dense_claimed(in, claim, ctx, &s);
     }
-    if (st == CS_OK && in->keep_term && !s.posmat) {
+    if (st == CS_OK && in->keep_term && !s.posmat && !s.term) {
         /* without it the plan leaves these calls out (the cache says
          * so); the numbers stand either way */
         shape_term(in, claim, ctx, &s);
