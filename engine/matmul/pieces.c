@@ -66,6 +66,10 @@ struct cs_eng_mm_pieces {
     int64_t p0, p1;         /* this rank's columns of C (owner order) */
     int64_t off_slab[2][2]; /* [parity][A or B], elements */
     int64_t off_send[2][2]; /* this rank's pieces for the others, packed */
+    /* the others' pieces as they arrive, where a piece is not one block
+     * of the slab (the inner dimension along the columns): unpacked into
+     * the slab once in; -1: straight into the slab */
+    int64_t off_stage[2][2];
     int64_t off_c, off_r, elems;
     cs_eng_plan_t *out;
 };
@@ -404,6 +408,10 @@ cs_status_t cs_eng_mm_pieces_create(const cs_eng_layout_t *la,
             /* at most kcmax inner indices for each other member */
             g->off_send[par][b] = at;
             at += (int64_t)(g->nq - 1) * g->kcmax * g->s[b].cnt[g->rep];
+            g->off_stage[par][b] = g->s[b].krows ? -1 : at;
+            at += g->s[b].krows
+                      ? 0
+                      : g->kcmax * (g->s[b].ext - g->s[b].cnt[g->rep]);
         }
     }
     g->off_c = at;
@@ -489,20 +497,6 @@ static int64_t side_off(const side_t *s, int64_t k0)
                     : s->lo + (s->koff + k0) * s->ld;
 }
 
-/* A rows x cols block of a column-major array with leading dimension
- * ld, as one datatype. */
-static MPI_Datatype block_type(const run_t *r, int64_t rows, int64_t cols,
-                               int64_t ld)
-{
-    MPI_Datatype t;
-    if (MPI_Type_vector((int)cols, (int)rows, (int)ld, r->el, &t) !=
-            MPI_SUCCESS ||
-        MPI_Type_commit(&t) != MPI_SUCCESS) {
-        cs_eng_fatal("matmul: MPI datatype of a piece failed");
-    }
-    return t;
-}
-
 /* Pack this rank's kc inner indices from src (its local array at the
  * first of them) into dst: kc x cnt (krows) or cnt x kc, contiguous.
  * RATIONALE: MPI moves a contiguous message between two processes of a
@@ -537,23 +531,24 @@ static void post(run_t *r, int c)
         const side_t *s = &g->s[b];
         char *slab = r->buf + g->off_slab[par][b] * es;
         char *out = r->buf + g->off_send[par][b] * es;
+        char *stage = r->buf + g->off_stage[par][b] * es;
         for (int w = 0; w < g->np; w++) {
             if (w == me || g->qi[w] < 0) {
                 continue;
             }
             if (s->cnt[w] > 0 && kc > 0) {
-                /* w's piece: kc x cnt[w] at column st[w] of the kc x ext
-                 * slab, or cnt[w] x kc at row st[w] of ext x kc */
-                MPI_Datatype t = block_type(r, s->krows ? kc : s->cnt[w],
-                                            s->krows ? s->cnt[w] : kc,
-                                            s->krows ? kc : s->ext);
-                char *at = slab + (s->krows ? s->st[w] * kc : s->st[w]) * es;
-                if (MPI_Irecv(at, 1, t, g->peer[w], CS_MM_TAG_PIECE, r->comm,
+                /* w's piece: kc x cnt[w], one block of the kc x ext slab
+                 * at its column st[w]; or cnt[w] x kc, rows st[w].. of
+                 * the ext x kc slab, received whole into the stage */
+                int64_t n = s->cnt[w] * kc;
+                char *at = s->krows ? slab + s->st[w] * kc * es : stage;
+                if (MPI_Irecv(at, (int)n, r->el, g->peer[w], CS_MM_TAG_PIECE,
+                              r->comm,
                               &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
                     cs_eng_fatal("matmul: MPI Irecv failed");
                 }
-                MPI_Type_free(&t);
-                r->st->bytes_copies += s->cnt[w] * kc * es;
+                stage += s->krows ? 0 : n * es;
+                r->st->bytes_copies += n * es;
             }
             int64_t w0, w1;
             chunk_range(g, w, c, &w0, &w1);
@@ -596,6 +591,35 @@ static void copy_own(run_t *r, int c)
                 memcpy(slab + (j * s->ext + s->st[g->rep]) * es,
                        src + j * s->ld * es, (size_t)(cnt * es));
             }
+        }
+    }
+}
+
+/* The pieces of chunk c received into the stage, into their rows of
+ * the slab (the inner dimension along the columns). */
+static void unstage(run_t *r, int c)
+{
+    cs_eng_mm_pieces_t *g = r->g;
+    int64_t es = (int64_t)g->op.esize, k0, k1;
+    chunk_range(g, g->rep, c, &k0, &k1);
+    int64_t kc = k1 - k0;
+    for (int b = 0; b < g->nside; b++) {
+        const side_t *s = &g->s[b];
+        if (s->krows) {
+            continue;
+        }
+        const char *stage = r->buf + g->off_stage[c % 2][b] * es;
+        char *slab = r->buf + g->off_slab[c % 2][b] * es;
+        for (int w = 0; w < g->np; w++) {
+            int64_t cnt = s->cnt[w];
+            if (w == g->rep || g->qi[w] < 0 || cnt == 0) {
+                continue;
+            }
+            for (int64_t j = 0; j < kc; j++) {
+                memcpy(slab + (j * s->ext + s->st[w]) * es,
+                       stage + j * cnt * es, (size_t)(cnt * es));
+            }
+            stage += cnt * kc * es;
         }
     }
 }
@@ -693,6 +717,7 @@ cs_status_t cs_eng_mm_pieces_execute(cs_eng_mm_pieces_t *g, const void *a,
         double u0 = MPI_Wtime();
         copy_own(&r, ch);
         wait_chunk(&r, ch);
+        unstage(&r, ch);
         double u1 = MPI_Wtime();
         st->t_in += u1 - u0;
         int64_t k0, k1;

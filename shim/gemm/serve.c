@@ -52,7 +52,7 @@
 #define CS_GEMM_PIECES_MARGIN 1.05
 
 /* Ints of the arguments every process must pass alike (params()). */
-#define CS_GEMM_NPAR 46
+#define CS_GEMM_NPAR 47
 
 /* The agreement's own values: the split and the pick as value and
  * complement (equal on every rank exactly when max == ~max(~x)), then
@@ -85,9 +85,14 @@ static void done(void *ctx, const cs_shim_record_t *rec)
 /* One call per thread at a time: its end-of-call context. */
 static __thread done_ctx_t cs_gemm_done;
 
+/* The arguments every process passes alike, and the grid: they identify
+ * the call's shape, for the agreement and for what was measured of it
+ * (choice.c: the same matrices on a 1 x 2 and a 2 x 1 grid are two
+ * shapes, whose paths and times differ). */
 static int params(const cs_shim_call_t *g, char uplo, char ta, char tb,
                   const double alpha[2], const double beta[2],
-                  const cs_shim_operand_t *x[3], int par[CS_GEMM_NPAR])
+                  const cs_shim_operand_t *x[3], int p, int q,
+                  int par[CS_GEMM_NPAR])
 {
     int n = 0;
     double sc[2][2] = {{alpha[0], alpha[1]}, {beta[0], beta[1]}};
@@ -107,9 +112,11 @@ static int params(const cs_shim_call_t *g, char uplo, char ta, char tb,
         memcpy(par + n, d, sizeof(d));
         n += 8;
     }
+    par[n++] = p;
+    par[n++] = q;
     return n;
 }
-_Static_assert(CS_GEMM_NPAR >= 4 + 9 + 8 + 24, "CS_GEMM_NPAR");
+_Static_assert(CS_GEMM_NPAR >= 4 + 9 + 8 + 24 + 2, "CS_GEMM_NPAR");
 _Static_assert(CS_SHIM_GEMM_KEY >= CS_GEMM_NPAR + 9 + 4, "a plan's key");
 
 /* Elements each process receives in PBLAS's algorithm, as a model: the
@@ -511,7 +518,7 @@ static void serve(const cs_shim_call_t *g, const cs_config_t *cfg,
     cs_shim_job_init(&j, rt->lower, comm, cfg, tr);
     const cs_shim_operand_t *x[3] = {&xa, &xb, &xc};
     int par[CS_GEMM_NPAR];
-    int npar = params(g, uplo, ta, tb, alpha, beta, x, par);
+    int npar = params(g, uplo, ta, tb, alpha, beta, x, p, q, par);
     cs_shim_job_identity(&j, par, npar, NULL);
 
     /* the split (the memory left under the cap bounds its buffers) and

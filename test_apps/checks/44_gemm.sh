@@ -32,7 +32,10 @@
 # calls_declined).  Runs with
 # more ranks than cores use yield_preload.so (after the shim).  Before
 # all that, gemm_sweep --inject must fail each of its checks once (a
-# sweep whose checks cannot fail proves nothing).
+# sweep whose checks cannot fail proves nothing).  Last, two bench_gemm
+# runs under COSTA_SHIM_GEMM=on check the measured choice: a product on
+# the direct path runs on the engine from its first call, and the same
+# p?syrk on a 1 x 2 and then a 2 x 1 grid counts as two shapes.
 #
 # CS_GEMM_EXPECT_ENGINE=0 (default 1): the shim does not take p?gemm over
 # yet; the report assertions are skipped (the runs and their own checks
@@ -215,6 +218,27 @@ if [ "$expect_engine" = 1 ]; then
         fails=$((fails + 1))
     else
         echo "ok    [direct-on] bench_gemm x: 3 of 3 calls on the engine"
+    fi
+    # the grid is part of a shape: the same pdsyrk_ on 1 x 2 (u: direct,
+    # two engine calls) and then on 2 x 1 (v: pieces) is a new shape,
+    # whose first calls take the engine as the model expects (with u's
+    # record, v's first call went to PBLAS to be measured)
+    d=$CS_OUT/grid-shape
+    mkdir -p "$d"
+    rc=0
+    timeout -k 10 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
+        COSTA_SHIM_GEMM=on COSTA_SHIM_VERBOSE=1 OMP_NUM_THREADS=1 \
+        "$bench" --cases uv --reps 1 --scale 0.3 > "$d/out" 2> "$d/err" ||
+        rc=$?
+    ne=$(grep -c 'r:0 .*pdsyrk_ .*path:engine' "$d/err")
+    nf=$(grep -c 'r:0 .*pdsyrk_ .*path:fallback' "$d/err")
+    if [ "$rc" -ne 0 ] || [ "$ne" -ne 4 ] || [ "$nf" -ne 0 ]; then
+        echo "FAIL  [grid-shape] bench_gemm u, v under COSTA_SHIM_GEMM=on:" \
+             "exit $rc, $ne of 4 calls on the engine, $nf to PBLAS"
+        grep 'r:0 .*pdsyrk_' "$d/err" | head -n 4 | sed 's/^/      | /'
+        fails=$((fails + 1))
+    else
+        echo "ok    [grid-shape] bench_gemm u then v: 4 of 4 calls on the engine"
     fi
 fi
 
