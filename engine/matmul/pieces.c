@@ -574,6 +574,17 @@ static void post(run_t *r, int c)
     }
 }
 
+/* kc x cnt from src (leading dimension ld) into columns at.. of the
+ * kc x ext slab, or cnt x kc into rows at.. of ext x kc. */
+static void to_slab(const side_t *s, const char *src, int64_t ld, int64_t kc,
+                    int64_t cnt, int64_t at, char *slab, int64_t es)
+{
+    int64_t run = s->krows ? kc : cnt, nrun = s->krows ? cnt : kc;
+    cs_eng_copy2d_stream((size_t)es, run, nrun, src, 1, ld,
+                         slab + at * (s->krows ? kc : 1) * es, 1,
+                         s->krows ? kc : s->ext);
+}
+
 /* This rank's own pieces of chunk c into its slabs. */
 static void copy_own(run_t *r, int c)
 {
@@ -583,15 +594,9 @@ static void copy_own(run_t *r, int c)
     int64_t kc = k1 - k0;
     for (int b = 0; b < g->nside; b++) {
         const side_t *s = &g->s[b];
-        int64_t cnt = s->cnt[g->rep];
-        const char *src = r->x[b] + side_off(s, k0) * es;
-        char *slab = r->buf + g->off_slab[c % 2][b] * es;
-        /* kc x cnt into columns st.. of the kc x ext slab, or cnt x kc
-         * into rows st.. of ext x kc */
-        int64_t run = s->krows ? kc : cnt, nrun = s->krows ? cnt : kc;
-        cs_eng_copy2d_stream((size_t)es, run, nrun, src, 1, s->ld,
-                             slab + s->st[g->rep] * (s->krows ? kc : 1) * es,
-                             1, s->krows ? kc : s->ext);
+        to_slab(s, r->x[b] + side_off(s, k0) * es, s->ld, kc,
+                s->cnt[g->rep], s->st[g->rep],
+                r->buf + g->off_slab[c % 2][b] * es, es);
     }
 }
 
@@ -615,8 +620,7 @@ static void unstage(run_t *r, int c)
             if (w == g->rep || g->qi[w] < 0 || cnt == 0) {
                 continue;
             }
-            cs_eng_copy2d_stream((size_t)es, cnt, kc, stage, 1, cnt,
-                                 slab + s->st[w] * es, 1, s->ext);
+            to_slab(s, stage, cnt, kc, cnt, s->st[w], slab, es);
             stage += cnt * kc * es;
         }
     }

@@ -197,49 +197,40 @@ export CS_NODES_FLAVOUR=${CS_MPI:-mpich} CS_NODES_MPIEXEC=$MPIEXEC
 CS_NODE_SIZE=2 LAUNCH=$here/../lib/mpiexec_nodes.sh \
     run_pair nodes-2x2 4 $((150 * mult)) 4434 force
 
-# COSTA_SHIM_GEMM=on, no forcing: a product on the direct path (bench_gemm
-# x, CP2K rpa_w4's N T 544 x 544 x 1216 on 1 x 2, the inner dimensions
-# aligned) runs on the engine from its first call, none sent to PBLAS to
-# be measured (shim/gemm/serve.c, expect); its result within 1e-10 of
+# on_run NAME ROUTINE N ARGS...: bench_gemm ARGS on 2 ranks under
+# COSTA_SHIM_GEMM=on, no forcing: all N calls of ROUTINE on rank 0 must
+# take the engine, none go to PBLAS, and the results be within 1e-10 of
 # native's (bench_gemm's own check)
-if [ "$expect_engine" = 1 ]; then
-    d=$CS_OUT/direct-on
+on_run() {
+    local name=$1 routine=$2 want=$3 d=$CS_OUT/$1 rc=0 ne nf
+    shift 3
     mkdir -p "$d"
-    rc=0
     timeout -k 10 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
         COSTA_SHIM_GEMM=on COSTA_SHIM_VERBOSE=1 OMP_NUM_THREADS=1 \
-        "$bench" --cases x --reps 2 > "$d/out" 2> "$d/err" || rc=$?
-    ne=$(grep -c 'r:0 .*pdgemm_ .*path:engine' "$d/err")
-    nf=$(grep -c 'r:0 .*pdgemm_ .*path:fallback' "$d/err")
-    if [ "$rc" -ne 0 ] || [ "$ne" -ne 3 ] || [ "$nf" -ne 0 ]; then
-        echo "FAIL  [direct-on] bench_gemm x under COSTA_SHIM_GEMM=on:" \
-             "exit $rc, $ne of 3 calls on the engine, $nf to PBLAS"
-        grep 'r:0 .*pdgemm_' "$d/err" | head -n 4 | sed 's/^/      | /'
+        "$bench" "$@" > "$d/out" 2> "$d/err" || rc=$?
+    ne=$(grep -c "r:0 .*$routine .*path:engine" "$d/err")
+    nf=$(grep -c "r:0 .*$routine .*path:fallback" "$d/err")
+    if [ "$rc" -ne 0 ] || [ "$ne" -ne "$want" ] || [ "$nf" -ne 0 ]; then
+        echo "FAIL  [$name] bench_gemm $* under COSTA_SHIM_GEMM=on:" \
+             "exit $rc, $ne of $want calls on the engine, $nf to PBLAS"
+        grep "r:0 .*$routine" "$d/err" | head -n 4 | sed 's/^/      | /'
         fails=$((fails + 1))
     else
-        echo "ok    [direct-on] bench_gemm x: 3 of 3 calls on the engine"
+        echo "ok    [$name] bench_gemm $*: $want of $want calls on the engine"
     fi
+}
+
+if [ "$expect_engine" = 1 ]; then
+    # a product on the direct path (bench_gemm x, CP2K rpa_w4's N T
+    # 544 x 544 x 1216 on 1 x 2, the inner dimensions aligned) runs on the
+    # engine from its first call, none sent to PBLAS to be measured
+    # (shim/gemm/serve.c, expect)
+    on_run direct-on pdgemm_ 3 --cases x --reps 2
     # the grid is part of a shape: the same pdsyrk_ on 1 x 2 (u: direct,
     # two engine calls) and then on 2 x 1 (v: pieces) is a new shape,
     # whose first calls take the engine as the model expects (with u's
     # record, v's first call went to PBLAS to be measured)
-    d=$CS_OUT/grid-shape
-    mkdir -p "$d"
-    rc=0
-    timeout -k 10 300 "$MPIEXEC" -n 2 env LD_PRELOAD="$CS_PRELOAD" \
-        COSTA_SHIM_GEMM=on COSTA_SHIM_VERBOSE=1 OMP_NUM_THREADS=1 \
-        "$bench" --cases uv --reps 1 --scale 0.3 > "$d/out" 2> "$d/err" ||
-        rc=$?
-    ne=$(grep -c 'r:0 .*pdsyrk_ .*path:engine' "$d/err")
-    nf=$(grep -c 'r:0 .*pdsyrk_ .*path:fallback' "$d/err")
-    if [ "$rc" -ne 0 ] || [ "$ne" -ne 4 ] || [ "$nf" -ne 0 ]; then
-        echo "FAIL  [grid-shape] bench_gemm u, v under COSTA_SHIM_GEMM=on:" \
-             "exit $rc, $ne of 4 calls on the engine, $nf to PBLAS"
-        grep 'r:0 .*pdsyrk_' "$d/err" | head -n 4 | sed 's/^/      | /'
-        fails=$((fails + 1))
-    else
-        echo "ok    [grid-shape] bench_gemm u then v: 4 of 4 calls on the engine"
-    fi
+    on_run grid-shape pdsyrk_ 4 --cases uv --reps 1 --scale 0.3
 fi
 
 [ "$expect_engine" = 1 ] ||
