@@ -537,7 +537,7 @@ static void post(run_t *r, int c)
         const side_t *s = &g->s[b];
         char *slab = r->buf + g->off_slab[par][b] * es;
         char *out = r->buf + g->off_send[par][b] * es;
-        char *stage = r->buf + g->off_stage[par][b] * es;
+        char *stage = s->krows ? NULL : r->buf + g->off_stage[par][b] * es;
         for (int w = 0; w < g->np; w++) {
             if (w == me || g->qi[w] < 0) {
                 continue;
@@ -553,7 +553,9 @@ static void post(run_t *r, int c)
                               &r->rq[par][r->nr[par]++]) != MPI_SUCCESS) {
                     cs_eng_fatal("matmul: MPI Irecv failed");
                 }
-                stage += s->krows ? 0 : n * es;
+                if (!s->krows) {
+                    stage += n * es;
+                }
                 r->st->bytes_copies += n * es;
             }
             int64_t w0, w1;
