@@ -117,7 +117,7 @@ static int params(const cs_shim_call_t *g, char uplo, char ta, char tb,
     return n;
 }
 _Static_assert(CS_GEMM_NPAR >= 4 + 9 + 8 + 24 + 2, "CS_GEMM_NPAR");
-_Static_assert(CS_SHIM_GEMM_KEY >= CS_GEMM_NPAR + 9 + 4, "a plan's key");
+_Static_assert(CS_SHIM_GEMM_KEY >= CS_GEMM_NPAR + 8 + 4, "a plan's key");
 
 /* Elements each process receives in PBLAS's algorithm, as a model: the
  * panels of op(A) along the process rows and of op(B) along the columns
@@ -158,18 +158,18 @@ static void prep_free(prep_t *pr)
     memset(pr, 0, sizeof(*pr));
 }
 
-/* The key of this rank's plan: the arguments every rank passes alike
- * (par), this rank's leading dimensions and place, the split and the
+/* The key of this rank's plan: the arguments every rank passes alike and
+ * the grid (par), this rank's leading dimensions and place, the split and the
  * operand read in place, the settings that cut the plan. */
 static int plan_key(const int *par, int npar, const cs_shim_operand_t *x[3],
-                    int p, int q, int me, cs_eng_mm_split_t s, int inplace,
-                    int64_t ws_max, int64_t chunk, int key[CS_SHIM_GEMM_KEY])
+                    int me, cs_eng_mm_split_t s, int inplace, int64_t ws_max,
+                    int64_t chunk, int key[CS_SHIM_GEMM_KEY])
 {
     int n = 0;
     memcpy(key, par, (size_t)npar * sizeof(int));
     n += npar;
-    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, p,    q,
-               me,        s.pm,      s.pn,      s.pk, inplace};
+    int v[] = {x[0]->lld, x[1]->lld, x[2]->lld, me,
+               s.pm,      s.pn,      s.pk,      inplace};
     memcpy(key + n, v, sizeof(v));
     n += (int)(sizeof(v) / sizeof(int));
     memcpy(key + n, &ws_max, sizeof(ws_max));
@@ -214,7 +214,7 @@ static void prepare(cs_shim_job_t *j, const cs_shim_operand_t *x[3], int p,
                      : cfg->workspace < 0               ? 0
                                                         : cfg->workspace;
     pr->nkey =
-        plan_key(par, npar, x, p, q, me, s, op->inplace | op->pieces << 8,
+        plan_key(par, npar, x, me, s, op->inplace | op->pieces << 8,
                  ws_max, op->chunk_bytes, pr->key);
     pr->mm = cs_shim_gemm_plan_take(pr->key, pr->nkey, &pr->claimed);
     pr->cached = pr->mm != NULL;
